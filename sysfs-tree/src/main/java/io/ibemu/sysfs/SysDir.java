@@ -1,0 +1,133 @@
+package io.ibemu.sysfs;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A directory of the tree. Thread-safe: entries may be added and removed from any thread while
+ * the tree is mounted, and the mount sees each change at its next lookup.
+ */
+public final class SysDir extends Node {
+
+    private final AtomicLong inodes;
+    private final NavigableMap<String, Node> entries = new ConcurrentSkipListMap<>();
+
+    SysDir(AtomicLong inodes) {
+        super(inodes.incrementAndGet(), 0755);
+        this.inodes = inodes;
+    }
+
+    /** The child directory {@code name}, created if absent; a file or link of that name is an error. */
+    public SysDir dir(String name) {
+        checkName(name);
+        Node existing = entries.get(name);
+        if (existing == null) {
+            SysDir created = new SysDir(inodes);
+            existing = entries.putIfAbsent(name, created);
+            if (existing == null) {
+                return created;
+            }
+        }
+        if (existing instanceof SysDir dir) {
+            return dir;
+        }
+        throw new IllegalStateException(name + " exists and is not a directory");
+    }
+
+    /** A read-only attribute, mode 0444. Replaces an entry of the same name. */
+    public void attribute(String name, Supplier<String> show) {
+        attribute(name, 0444, Objects.requireNonNull(show, "show"), null);
+    }
+
+    /** A read-write attribute, mode 0644. Replaces an entry of the same name. */
+    public void attribute(String name, Supplier<String> show, AttributeStore store) {
+        attribute(name, 0644, Objects.requireNonNull(show, "show"), Objects.requireNonNull(store, "store"));
+    }
+
+    /**
+     * An attribute with an explicit mode; {@code show} or {@code store} may be null (write-only,
+     * read-only). Opening needs both the mode bit and the method, as sysfs. Replaces an entry.
+     */
+    public void attribute(String name, int mode, Supplier<String> show, AttributeStore store) {
+        checkName(name);
+        put(name, new Attribute(inodes.incrementAndGet(), name, mode, show, store));
+    }
+
+    /** A symlink whose target is {@code target} as given (e.g. "../../devices/..."). Replaces an entry. */
+    public void link(String name, String target) {
+        checkName(name);
+        put(name, new Link(inodes.incrementAndGet(), Objects.requireNonNull(target, "target")));
+    }
+
+    /** Removes the entry and its subtree; files still open on it then fail with ENODEV. */
+    public void remove(String name) {
+        Node removed = entries.remove(name);
+        if (removed != null) {
+            removed.detach();
+        }
+    }
+
+    public Optional<SysDir> subdir(String name) {
+        return entries.get(name) instanceof SysDir dir ? Optional.of(dir) : Optional.empty();
+    }
+
+    /** A snapshot of the entry names, sorted. */
+    public Set<String> names() {
+        return Collections.unmodifiableSet(new TreeSet<>(entries.keySet()));
+    }
+
+    Node entry(String name) {
+        return entries.get(name);
+    }
+
+    /** A weakly consistent view in name order: readdir's listing. */
+    Iterable<Map.Entry<String, Node>> entries() {
+        return entries.entrySet();
+    }
+
+    @Override
+    void detach() {
+        super.detach();
+        entries.values().forEach(Node::detach);
+    }
+
+    @Override
+    int fileType() {
+        return S_IFDIR;
+    }
+
+    @Override
+    long size() {
+        return 0;
+    }
+
+    /** As kernfs: "." , the parent's entry and each subdirectory's "..". */
+    @Override
+    long linkCount() {
+        long subdirs = entries.values().stream().filter(SysDir.class::isInstance).count();
+        return 2 + subdirs;
+    }
+
+    private void put(String name, Node node) {
+        Node replaced = entries.put(name, node);
+        if (replaced != null) {
+            replaced.detach();
+        }
+    }
+
+    private static void checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("not a file name: \"" + name + "\"");
+        }
+    }
+}
