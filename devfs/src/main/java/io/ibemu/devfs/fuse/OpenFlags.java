@@ -28,8 +28,16 @@ public final class OpenFlags {
         set(fi, DIRECT_IO | NONSEEKABLE);
     }
 
+    /** As {@link #characterDevice(FuseFileInfo)}, on the raw {@code struct fuse_file_info}. */
+    public static void characterDevice(Pointer fileInfo) {
+        set(fileInfo, DIRECT_IO | NONSEEKABLE);
+    }
+
     private static void set(FuseFileInfo fi, int bits) {
-        Pointer p = jnr.ffi.Struct.getMemory(fi);
+        set(jnr.ffi.Struct.getMemory(fi), bits);
+    }
+
+    private static void set(Pointer p, int bits) {
         p.putInt(BITS_OFFSET, p.getInt(BITS_OFFSET) | bits);
     }
 }

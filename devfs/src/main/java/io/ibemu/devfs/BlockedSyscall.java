@@ -1,0 +1,63 @@
+package io.ibemu.devfs;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The system call a thread is blocked in, from {@code /proc/<tid>/syscall} ("nr arg0 arg1 ...",
+ * arguments in hex). FUSE requests carry neither the caller's buffer address nor the syscall's
+ * byte count; this is where they are found.
+ */
+record BlockedSyscall(long number, long[] args) {
+
+    private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
+    private static final long READ = AARCH64 ? 63 : 0;
+    private static final long WRITE = AARCH64 ? 64 : 1;
+
+    /** The thread's current syscall, or null when it is running, gone or unreadable. */
+    static BlockedSyscall of(int tid) {
+        String text;
+        try {
+            text = Files.readString(Path.of("/proc", Integer.toString(tid), "syscall"), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return null;
+        }
+        return parse(text);
+    }
+
+    static BlockedSyscall parse(String text) {
+        String[] fields = text.trim().split(" ");
+        if (fields.length < 4 || fields[0].equals("running") || fields[0].startsWith("-")) {
+            return null;
+        }
+        try {
+            long[] args = new long[fields.length - 1];
+            for (int i = 1; i < fields.length; i++) {
+                args[i - 1] = Long.parseUnsignedLong(fields[i].substring(2), 16);
+            }
+            return new BlockedSyscall(Long.parseLong(fields[0]), args);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    boolean isRead() {
+        return number == READ;
+    }
+
+    boolean isWrite() {
+        return number == WRITE;
+    }
+
+    /** read/write: the user buffer. */
+    long buffer() {
+        return args[1];
+    }
+
+    /** read/write: the byte count. */
+    long count() {
+        return args[2];
+    }
+}

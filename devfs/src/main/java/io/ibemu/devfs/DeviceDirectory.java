@@ -1,0 +1,204 @@
+package io.ibemu.devfs;
+
+import jnr.ffi.Pointer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * A flat directory of character-device-like files served over FUSE (libfuse2 through jnr-fuse):
+ * each file is a regular file of size 0 whose open/read/write/ioctl/poll/release reach a
+ * {@link CharDevice} and the {@link DeviceFile}s it opens.
+ *
+ * <p>Every request runs on one of libfuse's worker threads, which grow in number while requests
+ * block; a device call may block there as long as it ends once {@link Caller#interrupted()}.
+ * {@link #close()} makes every caller look interrupted, waits for the callbacks to return,
+ * aborts the FUSE connection (the kernel then fails whatever is left with ENOTCONN) and
+ * unmounts.
+ */
+public final class DeviceDirectory implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(DeviceDirectory.class.getName());
+    private static final Pattern FS_NAME = Pattern.compile("[A-Za-z0-9._:+-]+");
+    private static final long FUSE_SUPER_MAGIC = 0x65735546L;
+    private static final int MNT_DETACH = 2;
+    private static final long MOUNT_TIMEOUT_MS = 10_000;
+    private static final long CLOSE_TIMEOUT_MS = 5_000;
+
+    /** A device file's directory entry. */
+    record Entry(CharDevice device, int mode) {
+    }
+
+
+    private final String fsName;
+    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private final DeviceFileSystem fileSystem;
+    private Path mountPoint; // guarded by this
+    private Thread loop; // guarded by this
+    private Thread shutdownHook; // guarded by this
+    private boolean used; // guarded by this: a directory mounts once
+    private volatile int loopResult = Integer.MIN_VALUE;
+
+    public DeviceDirectory(String fsName) {
+        if (!FS_NAME.matcher(fsName).matches()) {
+            throw new IllegalArgumentException("fsname must match " + FS_NAME + ": " + fsName);
+        }
+        this.fsName = fsName;
+        this.fileSystem = new DeviceFileSystem(entries);
+    }
+
+    /** Adds (or replaces) the file {@code name} with permission bits {@code mode} (e.g. 0666). */
+    public void add(String name, CharDevice device, int mode) {
+        checkName(name);
+        entries.put(name, new Entry(Objects.requireNonNull(device), mode & 07777));
+    }
+
+    /** Removes the file; files already open stay open. */
+    public void remove(String name) {
+        entries.remove(name);
+    }
+
+    /**
+     * Mounts the directory at {@code mountPoint} (an existing directory) and returns once it
+     * answers. A directory mounts once; after {@link #close()} make a new one.
+     */
+    public synchronized void mount(Path mountPoint) throws IOException {
+        if (used) {
+            throw new IllegalStateException(fsName + " was already mounted");
+        }
+        Path target = mountPoint.toAbsolutePath().normalize();
+        if (!Files.isDirectory(target)) {
+            throw new IOException("mount point is not a directory: " + target);
+        }
+        String[] argv = {fsName, "-f", target.toString(), "-o",
+            "allow_other,default_permissions,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
+        Thread thread = new Thread(() -> loopResult = fileSystem.mainLoop(argv), "devfs-" + fsName);
+        thread.setDaemon(true);
+        thread.start();
+        used = true;
+        this.mountPoint = target;
+        this.loop = thread;
+        try {
+            awaitMounted(thread, target);
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.shutdownHook = new Thread(this::close, "devfs-unmount-" + fsName);
+        java.lang.Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    private void awaitMounted(Thread thread, Path target) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_TIMEOUT_MS);
+        try {
+            while (!fileSystem.initialized.await(10, TimeUnit.MILLISECONDS)) {
+                if (!thread.isAlive()) {
+                    throw new IOException("cannot mount " + fsName + " at " + target + ": libfuse returned "
+                            + loopResult + " (see its message on stderr)");
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("mount of " + fsName + " at " + target + " did not answer");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while mounting " + target, e);
+        }
+        if (filesystemType(target) != FUSE_SUPER_MAGIC) {
+            throw new IOException(target + " is not a FUSE mount after mounting " + fsName);
+        }
+    }
+
+    private static long filesystemType(Path path) {
+        Pointer buf = Libc.RUNTIME.getMemoryManager().allocateDirect(256);
+        return Libc.CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
+    }
+
+    /** Where the directory is mounted, or null. */
+    public synchronized Path mountPoint() {
+        return mountPoint;
+    }
+
+    /**
+     * Unmounts. Blocked device calls see their callers interrupted and must return; every
+     * request still pending in the kernel is then failed by aborting the connection. Files still
+     * open are released.
+     */
+    @Override
+    public void close() {
+        Thread thread;
+        Path target;
+        synchronized (this) {
+            thread = loop;
+            target = mountPoint;
+            if (thread == null) {
+                return;
+            }
+            loop = null;
+            mountPoint = null;
+            if (shutdownHook != null && Thread.currentThread() != shutdownHook) {
+                try {
+                    java.lang.Runtime.getRuntime().removeShutdownHook(shutdownHook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running or about to: harmless
+                }
+            }
+            shutdownHook = null;
+        }
+        fileSystem.startClosing();
+        stopLoop(thread, target);
+        for (OpenFile file : fileSystem.handles.removeAll()) {
+            try {
+                file.release();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.ERROR, "release at unmount failed", t);
+            }
+        }
+    }
+
+    /**
+     * fuse_exit only flags the session; libfuse's loop notices after its next request, so each
+     * poke sends one (statfs, never cached) from a thread of its own in case it blocks. When the
+     * loop ends, libfuse closes /dev/fuse, which aborts the connection, and unmounts.
+     */
+    private void stopLoop(Thread thread, Path target) {
+        long fuse = fileSystem.fusePointer();
+        if (fuse != 0) {
+            Fuse2.LIB.fuse_exit(fuse);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+        try {
+            while (thread.isAlive() && System.nanoTime() < deadline) {
+                Thread poke = new Thread(() -> filesystemType(target), "devfs-poke-" + fsName);
+                poke.setDaemon(true);
+                poke.start();
+                thread.join(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
+                    fsName, target);
+            Libc.CALLS.umount2(target.toString(), MNT_DETACH);
+        }
+    }
+
+    private static void checkName(String name) {
+        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+                || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("bad file name: " + name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DeviceDirectory[" + fsName + "]";
+    }
+}

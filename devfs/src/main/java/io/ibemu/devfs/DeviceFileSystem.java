@@ -1,0 +1,396 @@
+package io.ibemu.devfs;
+
+import io.ibemu.devfs.fuse.OpenFlags;
+import jnr.ffi.Pointer;
+import jnr.ffi.Struct;
+import jnr.ffi.types.off_t;
+import ru.serce.jnrfuse.ErrorCodes;
+import ru.serce.jnrfuse.FuseFillDir;
+import ru.serce.jnrfuse.FuseStubFS;
+import ru.serce.jnrfuse.struct.FileStat;
+import ru.serce.jnrfuse.struct.FuseFileInfo;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The FUSE callbacks of a {@link DeviceDirectory}. The I/O callbacks (open, read, write, ioctl,
+ * poll, release) are installed raw, reading {@code struct fuse_file_info} by offset, because
+ * jnr-fuse builds a new struct object with a dozen field objects for every call; with
+ * {@code flag_nopath} libfuse does not build their paths either.
+ *
+ * <p>No exception leaves a callback: a device's {@link Errno} becomes {@code -errno}, anything
+ * else is logged and becomes {@code -EIO}.
+ */
+final class DeviceFileSystem extends FuseStubFS {
+
+    private static final System.Logger LOG = System.getLogger(DeviceFileSystem.class.getName());
+
+    /** FUSE sends at most this much per READ/WRITE (max_read, max_write, 32 pages). */
+    static final int MAX_REQUEST = 128 * 1024;
+    /**
+     * A request this large may be the first piece of a larger syscall: the first piece covers 32
+     * pages of the caller's buffer, so it is 128 KiB less the buffer's offset in its page.
+     */
+    private static final int SPLIT_CANDIDATE = MAX_REQUEST - 4096;
+    /** Larger writes are not joined: the device sees them in pieces. */
+    private static final long MAX_JOINED_WRITE = 64L << 20;
+    private static final int MAX_READ_COUNT = Integer.MAX_VALUE - 64;
+
+    // struct fuse_file_info on LP64: int flags @0, ..., uint64_t fh @24
+    private static final long FI_FLAGS = 0;
+    private static final long FI_FH = 24;
+    private static final int O_NONBLOCK = 04000;
+
+    // struct fuse_operations (2.9, LP64): 38 function pointers, then the flag bit fields, then 6 more
+    private static final int OPERATIONS_FLAGS = 38 * 8;
+    private static final int OPERATIONS_SIZE = OPERATIONS_FLAGS + 8 + 6 * 8;
+    private static final int FLAG_NULLPATH_OK = 1;
+    private static final int FLAG_NOPATH = 1 << 1;
+
+    private static final int IOC_WRITE = 1;
+    private static final int IOC_READ = 2;
+    private static final byte[] NOTHING = new byte[0];
+
+    private final Map<String, DeviceDirectory.Entry> entries;
+    private final long created = System.currentTimeMillis() / 1000;
+    final HandleTable handles = new HandleTable();
+    final CountDownLatch initialized = new CountDownLatch(1);
+    private volatile boolean closing;
+    private volatile long fuse;
+
+    DeviceFileSystem(Map<String, DeviceDirectory.Entry> entries) {
+        this.entries = entries;
+        fuseOperations.open.set((path, fi) -> open(path, fi));
+        fuseOperations.read.set((path, buf, size, offset, fi) -> read(buf, size, offset, fi));
+        fuseOperations.write.set((path, buf, size, offset, fi) -> write(buf, size, offset, fi));
+        fuseOperations.ioctl.set((path, cmd, arg, fi, flags, data) -> ioctl(cmd, arg, fi, data));
+        fuseOperations.poll.set((path, fi, ph, reventsp) -> poll(fi, ph, reventsp));
+        fuseOperations.release.set((path, fi) -> release(fi));
+        fuseOperations.init.set(conn -> {
+            try {
+                fuse = Fuse2.fuse(Fuse2.context());
+            } catch (Throwable t) {
+                failed("init", t);
+            }
+            initialized.countDown();
+            return null;
+        });
+        if (Struct.size(fuseOperations) == OPERATIONS_SIZE) {
+            Struct.getMemory(fuseOperations).putInt(OPERATIONS_FLAGS, FLAG_NULLPATH_OK | FLAG_NOPATH);
+        }
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /** From now on devices see every caller as interrupted and no poll notification is sent. */
+    void startClosing() {
+        closing = true;
+        for (OpenFile file : handles.all()) {
+            file.retirePoll();
+        }
+    }
+
+    long fusePointer() {
+        return fuse;
+    }
+
+    int mainLoop(String[] argv) {
+        return libFuse.fuse_main_real(argv.length, argv, fuseOperations, Struct.size(fuseOperations), null);
+    }
+
+    // ---- directory ----
+
+    @Override
+    public int getattr(String path, FileStat stat) {
+        try {
+            if ("/".equals(path)) {
+                stat.st_mode.set(FileStat.S_IFDIR | 0755);
+                stat.st_nlink.set(2);
+            } else {
+                DeviceDirectory.Entry entry = entry(path);
+                if (entry == null) {
+                    return -Errno.ENOENT;
+                }
+                stat.st_mode.set(FileStat.S_IFREG | entry.mode());
+                stat.st_nlink.set(1);
+                stat.st_size.set(0);
+            }
+            stat.st_uid.set(0);
+            stat.st_gid.set(0);
+            stat.st_mtim.tv_sec.set(created);
+            stat.st_ctim.tv_sec.set(created);
+            stat.st_atim.tv_sec.set(created);
+            return 0;
+        } catch (Throwable t) {
+            return failed("getattr", t);
+        }
+    }
+
+    @Override
+    public int readdir(String path, Pointer buf, FuseFillDir filler, @off_t long offset, FuseFileInfo fi) {
+        try {
+            if (path != null && !"/".equals(path)) { // null under flag_nopath: the only directory
+                return -ErrorCodes.ENOTDIR();
+            }
+            filler.apply(buf, ".", null, 0);
+            filler.apply(buf, "..", null, 0);
+            for (String name : List.copyOf(entries.keySet())) {
+                filler.apply(buf, name, null, 0);
+            }
+            return 0;
+        } catch (Throwable t) {
+            return failed("readdir", t);
+        }
+    }
+
+    /** O_TRUNC opens (shell redirection) truncate first; a character device ignores it. */
+    @Override
+    public int truncate(String path, @off_t long size) {
+        return entry(path) == null ? -Errno.ENOENT : 0;
+    }
+
+    private DeviceDirectory.Entry entry(String path) {
+        return path == null || path.length() < 2 ? null : entries.get(path.substring(1));
+    }
+
+    // ---- files ----
+
+    private int open(String path, Pointer fi) {
+        try {
+            if (closing) {
+                return -Errno.ENODEV;
+            }
+            DeviceDirectory.Entry entry = entry(path);
+            if (entry == null) {
+                return -Errno.ENOENT;
+            }
+            RequestCaller caller = RequestCaller.current(Fuse2.context(), this);
+            DeviceFile device = entry.device().open(caller, fi.getInt(FI_FLAGS));
+            if (device == null) {
+                LOG.log(System.Logger.Level.ERROR, "{0}: open returned no file", path);
+                return -Errno.EIO;
+            }
+            fi.putLong(FI_FH, handles.add(new OpenFile(device, this)));
+            OpenFlags.characterDevice(fi);
+            return 0;
+        } catch (Errno e) {
+            return -errno(e.code());
+        } catch (Throwable t) {
+            return failed("open", t);
+        }
+    }
+
+    private int release(Pointer fi) {
+        try {
+            OpenFile file = handles.remove(fi.getLong(FI_FH));
+            if (file != null) {
+                file.release();
+            }
+            return 0;
+        } catch (Throwable t) {
+            return failed("release", t);
+        }
+    }
+
+    private int read(Pointer buf, long requestSize, long offset, Pointer fi) {
+        try {
+            OpenFile file = handles.get(fi.getLong(FI_FH));
+            if (file == null) {
+                return -Errno.EBADF;
+            }
+            int size = (int) requestSize;
+            long context = Fuse2.context();
+            int tid = Fuse2.tid(context);
+            SplitSyscall split = file.takeSplit(tid, false);
+            if (split != null && split.follows(offset, size)) {
+                return nextPiece(file, split, buf, size);
+            }
+            return readSyscall(file, RequestCaller.current(context, this), buf, size, offset, fi.getInt(FI_FLAGS));
+        } catch (Errno e) {
+            return -errno(e.code());
+        } catch (Throwable t) {
+            return failed("read", t);
+        }
+    }
+
+    private int readSyscall(OpenFile file, RequestCaller caller, Pointer buf, int size, long offset, int flags)
+            throws Errno {
+        BlockedSyscall syscall = size > SPLIT_CANDIDATE ? BlockedSyscall.of(caller.tid()) : null;
+        int count = size;
+        if (syscall != null && syscall.isRead() && syscall.count() > size) {
+            count = (int) Math.min(syscall.count(), MAX_READ_COUNT);
+        }
+        ReadResult result = file.device.read(new Read(caller, count, (flags & O_NONBLOCK) != 0));
+        byte[] data = result.data() == null ? NOTHING : result.data();
+        if (result.failed()) {
+            if (data.length > 0) {
+                placeInBuffer(caller, syscall, data, count);
+            }
+            return -errno(result.errno());
+        }
+        int available = Math.min(data.length, count);
+        int reply = Math.min(available, size);
+        buf.put(0, data, 0, reply);
+        SplitSyscall rest = SplitSyscall.after(caller.tid(), false, data, count, available, reply, size, offset);
+        if (rest != null) {
+            file.putSplit(rest);
+        }
+        return reply;
+    }
+
+    /** A read that fails after writing into the buffer: FUSE replies carry data or an errno. */
+    private static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
+            throws Errno {
+        BlockedSyscall read = syscall != null ? syscall : BlockedSyscall.of(caller.tid());
+        if (read == null || !read.isRead()) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: cannot find the read buffer, {1} bytes dropped",
+                    caller, data.length);
+            return;
+        }
+        int length = (int) Math.min(data.length, Math.min(count, read.count()));
+        ProcessMemory.write(caller.tid(), read.buffer(), data, 0, length);
+    }
+
+    private int write(Pointer buf, long requestSize, long offset, Pointer fi) {
+        try {
+            OpenFile file = handles.get(fi.getLong(FI_FH));
+            if (file == null) {
+                return -Errno.EBADF;
+            }
+            int size = (int) requestSize;
+            long context = Fuse2.context();
+            int tid = Fuse2.tid(context);
+            SplitSyscall split = file.takeSplit(tid, true);
+            if (split != null && split.follows(offset, size)) {
+                return nextPiece(file, split, null, size);
+            }
+            return writeSyscall(file, RequestCaller.current(context, this), buf, size, offset, fi.getInt(FI_FLAGS));
+        } catch (Errno e) {
+            return -errno(e.code());
+        } catch (Throwable t) {
+            return failed("write", t);
+        }
+    }
+
+    private int writeSyscall(OpenFile file, RequestCaller caller, Pointer buf, int size, long offset, int flags)
+            throws Errno {
+        byte[] data = size > SPLIT_CANDIDATE ? wholeWrite(caller, size) : null;
+        if (data == null) {
+            data = new byte[size];
+            buf.get(0, data, 0, size);
+        }
+        int count = data.length;
+        int written = file.device.write(caller, ByteBuffer.wrap(data), flags);
+        int accepted = Math.max(0, Math.min(written, count));
+        int reply = Math.min(accepted, size);
+        SplitSyscall rest = SplitSyscall.after(caller.tid(), true, null, count, accepted, reply, size, offset);
+        if (rest != null) {
+            file.putSplit(rest);
+        }
+        return reply;
+    }
+
+    /**
+     * The whole buffer of a write(2) FUSE splits, read from the caller at its first piece so the
+     * device sees it once and its errno reaches the caller; null when it is not split.
+     */
+    private static byte[] wholeWrite(RequestCaller caller, int size) {
+        BlockedSyscall syscall = BlockedSyscall.of(caller.tid());
+        if (syscall == null || !syscall.isWrite() || syscall.count() <= size || syscall.count() > MAX_JOINED_WRITE) {
+            return null;
+        }
+        try {
+            return ProcessMemory.read(caller.tid(), syscall.buffer(), (int) syscall.count());
+        } catch (Errno e) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: cannot read a {1}-byte write whole (errno {2})",
+                    caller, syscall.count(), e.code());
+            return null;
+        }
+    }
+
+    /** A later request of a split syscall: served from what the device already answered. */
+    private static int nextPiece(OpenFile file, SplitSyscall split, Pointer buf, int size) {
+        int from = split.replied();
+        int reply = split.nextReply(size);
+        if (buf != null && reply > 0) {
+            buf.put(0, split.data, from, reply);
+        }
+        if (split.continuesAfter(reply, size)) {
+            file.putSplit(split);
+        }
+        return reply;
+    }
+
+    private int ioctl(int cmd, Pointer arg, Pointer fi, Pointer data) {
+        try {
+            OpenFile file = handles.get(fi.getLong(FI_FH));
+            if (file == null) {
+                return -Errno.EBADF;
+            }
+            int direction = cmd >>> 30;
+            int size = (cmd >>> 16) & 0x3fff;
+            byte[] in = NOTHING;
+            if ((direction & IOC_WRITE) != 0 && size > 0) {
+                in = new byte[size];
+                data.get(0, in, 0, size);
+            }
+            RequestCaller caller = RequestCaller.current(Fuse2.context(), this);
+            IoctlResult result = file.device.ioctl(caller, cmd, in);
+            byte[] out = result.out() == null ? NOTHING : result.out();
+            if ((direction & IOC_READ) != 0 && size > 0) {
+                copyOut(out, size, direction, data);
+            }
+            return result.errno() != 0 ? -errno(result.errno()) : result.value();
+        } catch (Errno e) {
+            return -errno(e.code());
+        } catch (Throwable t) {
+            return failed("ioctl", t);
+        }
+    }
+
+    /**
+     * The reply's out buffer is exactly {@code _IOC_SIZE} bytes and libfuse2 sends it also with a
+     * negative result, which the kernel copies out before returning the errno.
+     */
+    private static void copyOut(byte[] out, int size, int direction, Pointer data) {
+        int length = Math.min(out.length, size);
+        data.put(0, out, 0, length);
+        if (length < size && direction == IOC_READ) {
+            data.setMemory(length, size - length, (byte) 0);
+        }
+    }
+
+    private int poll(Pointer fi, Pointer ph, Pointer reventsp) {
+        try {
+            OpenFile file = handles.get(fi.getLong(FI_FH));
+            if (file == null) {
+                return -Errno.EBADF;
+            }
+            PollWaiter waiter = ph == null || ph.address() == 0 ? null : file.arm(ph.address());
+            int mask = file.device.poll(RequestCaller.current(Fuse2.context(), this), waiter);
+            reventsp.putInt(0, mask);
+            return 0;
+        } catch (Throwable t) {
+            return failed("poll", t);
+        }
+    }
+
+    /** FUSE refuses errors outside 1..511. */
+    private static int errno(int code) {
+        return code > 0 && code < 512 ? code : Errno.EIO;
+    }
+
+    private static int failed(String operation, Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, "devfs " + operation + " failed", t);
+        return -Errno.EIO;
+    }
+
+    /** One read(2) as the device sees it. */
+    private record Read(Caller caller, int count, boolean nonBlocking) implements ReadRequest {
+    }
+}

@@ -1,0 +1,88 @@
+package io.ibemu.devfs;
+
+/**
+ * One open FUSE file: the device's {@link DeviceFile}, the kernel's poll handle for it, and the
+ * large reads and writes still being answered in pieces.
+ *
+ * <p>The kernel identifies a polled file by a handle fixed per open file ({@code kh}), so one
+ * libfuse poll handle serves every wake-up: the first is kept until release, later duplicates
+ * are destroyed at once, and the file is its own {@link PollWaiter}.
+ */
+final class OpenFile implements PollWaiter {
+
+    final DeviceFile device;
+    private final DeviceFileSystem fileSystem;
+
+    private long pollHandle; // guarded by this
+    private boolean retired; // guarded by this: no more notifications (release or unmount)
+    private volatile SplitSyscall splits;
+
+    OpenFile(DeviceFile device, DeviceFileSystem fileSystem) {
+        this.device = device;
+        this.fileSystem = fileSystem;
+    }
+
+    /** Takes a poll handle libfuse allocated for a POLL with FUSE_POLL_SCHEDULE_NOTIFY. */
+    synchronized PollWaiter arm(long handle) {
+        if (retired || fileSystem.closing()) {
+            Fuse2.LIB.fuse_pollhandle_destroy(handle);
+            return null;
+        }
+        if (pollHandle == 0) {
+            pollHandle = handle;
+        } else {
+            Fuse2.LIB.fuse_pollhandle_destroy(handle);
+        }
+        return this;
+    }
+
+    @Override
+    public synchronized void wake() {
+        if (pollHandle != 0 && !retired) {
+            Fuse2.LIB.fuse_notify_poll(pollHandle);
+        }
+    }
+
+    /** After this the channel may close: never write to it again. */
+    synchronized void retirePoll() {
+        retired = true;
+        if (pollHandle != 0) {
+            Fuse2.LIB.fuse_pollhandle_destroy(pollHandle);
+            pollHandle = 0;
+        }
+    }
+
+    /** Removes and returns the split syscall of {@code tid} in that direction, if any. */
+    SplitSyscall takeSplit(int tid, boolean write) {
+        if (splits == null) {
+            return null;
+        }
+        synchronized (this) {
+            SplitSyscall previous = null;
+            for (SplitSyscall s = splits; s != null; previous = s, s = s.next) {
+                if (s.tid == tid && s.write == write) {
+                    if (previous == null) {
+                        splits = s.next;
+                    } else {
+                        previous.next = s.next;
+                    }
+                    s.next = null;
+                    return s;
+                }
+            }
+            return null;
+        }
+    }
+
+    synchronized void putSplit(SplitSyscall split) {
+        split.next = splits;
+        splits = split;
+    }
+
+    /** The last close: the device forgets the file. */
+    void release() {
+        retirePoll();
+        splits = null;
+        device.release();
+    }
+}

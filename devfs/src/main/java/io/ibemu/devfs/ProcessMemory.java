@@ -1,0 +1,78 @@
+package io.ibemu.devfs;
+
+import com.kenai.jffi.MemoryIO;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Another process's memory, through process_vm_readv/process_vm_writev on its thread id. Data
+ * passes through a per-thread native scratch buffer that holds the two iovecs in front.
+ */
+final class ProcessMemory {
+
+    private static final MemoryIO MEMORY = MemoryIO.getInstance();
+
+    private static final int IOVECS = 32;
+    // larger transfers get a buffer of their own rather than a scratch buffer kept per thread
+    private static final int KEPT_SCRATCH = 256 * 1024;
+    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+
+    private ProcessMemory() {
+    }
+
+    static void write(int tid, long address, byte[] data, int offset, int length) throws Errno {
+        if (length == 0) {
+            return;
+        }
+        ByteBuffer scratch = scratch(length);
+        long base = MEMORY.getDirectBufferAddress(scratch);
+        MEMORY.putByteArray(base + IOVECS, data, offset, length);
+        iovecs(base, address, length);
+        long done = Libc.processVmWritev(tid, base, 1, base + 16, 1);
+        check(done, length);
+    }
+
+    static byte[] read(int tid, long address, int length) throws Errno {
+        byte[] data = new byte[length];
+        if (length == 0) {
+            return data;
+        }
+        ByteBuffer scratch = scratch(length);
+        long base = MEMORY.getDirectBufferAddress(scratch);
+        iovecs(base, address, length);
+        long done = Libc.processVmReadv(tid, base, 1, base + 16, 1);
+        check(done, length);
+        MEMORY.getByteArray(base + IOVECS, data, 0, length);
+        return data;
+    }
+
+    private static void iovecs(long base, long remote, int length) {
+        MEMORY.putAddress(base, base + IOVECS);
+        MEMORY.putLong(base + 8, length);
+        MEMORY.putAddress(base + 16, remote);
+        MEMORY.putLong(base + 24, length);
+    }
+
+    private static void check(long done, int length) throws Errno {
+        if (done < 0) {
+            int errno = Libc.errno();
+            throw Errno.of(errno == 0 ? Errno.EFAULT : errno);
+        }
+        if (done != length) {
+            throw Errno.of(Errno.EFAULT);
+        }
+    }
+
+    private static ByteBuffer scratch(int length) {
+        int size = IOVECS + length;
+        if (size > KEPT_SCRATCH) {
+            return ByteBuffer.allocateDirect(size);
+        }
+        ByteBuffer kept = SCRATCH.get();
+        if (kept == null || kept.capacity() < size) {
+            kept = ByteBuffer.allocateDirect(Math.max(size, 4096));
+            SCRATCH.set(kept);
+        }
+        return kept;
+    }
+}

@@ -1,0 +1,72 @@
+package io.ibemu.devfs.ns;
+
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Runtime;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** mount(2), umount2(2) and O_PATH opens through libc, failing with the errno's text. */
+final class MountCalls {
+
+    /** Public because jnr-ffi implements it from a class loader of its own. */
+    public interface Libc {
+        int mount(String source, String target, String fsType, long flags, String data);
+
+        int umount2(String target, int flags);
+
+        int open(String path, int flags);
+
+        int close(int fd);
+
+        String strerror(int errno);
+    }
+
+    static final long MS_NOSUID = 2;
+    static final long MS_BIND = 4096;
+    static final long MS_REC = 16384;
+    static final long MS_PRIVATE = 1 << 18;
+
+    private static final int O_DIRECTORY = 0200000;
+    private static final int O_PATH = 010000000;
+    private static final int O_CLOEXEC = 02000000;
+
+    private static final Libc LIBC = LibraryLoader.create(Libc.class).failImmediately().load("c");
+    private static final Runtime RUNTIME = Runtime.getRuntime(LIBC);
+
+    private MountCalls() {
+    }
+
+    static void mount(String source, Path target, String fsType, long flags, String data) throws IOException {
+        if (LIBC.mount(source, target.toString(), fsType, flags, data) != 0) {
+            throw failure("mount " + (source == null ? fsType : source) + " on " + target);
+        }
+    }
+
+    static void bind(Path source, Path target, boolean recursive) throws IOException {
+        mount(source.toString(), target, null, MS_BIND | (recursive ? MS_REC : 0), null);
+    }
+
+    static void tmpfs(Path target, int mode, int uid, int gid) throws IOException {
+        String options = String.format("mode=%o,uid=%d,gid=%d", mode & 07777, uid, gid);
+        mount("tmpfs", target, "tmpfs", MS_NOSUID, options);
+    }
+
+    /** A handle on the directory itself, which keeps reaching what lies under a later mount on it. */
+    static int openPath(Path directory) throws IOException {
+        int fd = LIBC.open(directory.toString(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+            throw failure("open " + directory);
+        }
+        return fd;
+    }
+
+    static void close(int fd) {
+        LIBC.close(fd);
+    }
+
+    private static IOException failure(String what) {
+        int errno = RUNTIME.getLastError();
+        return new IOException(what + ": " + LIBC.strerror(errno) + " (errno " + errno + ")");
+    }
+}

@@ -1,0 +1,281 @@
+package io.ibemu.devfs.ns;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * Builds a private view of the file system inside the process's own mount namespace: entries
+ * grafted into {@code /dev}, {@code /sys/class}, {@code /sys/devices/...} or {@code /run} that
+ * only this namespace sees, with every original entry still in place.
+ *
+ * <p>Nothing is ever created on a host file system: {@code /sys} refuses new entries and
+ * {@code /dev} is one devtmpfs shared with the host. Before the first new entry in such a
+ * directory, the directory is <em>layered</em>: a tmpfs is mounted over it and every original
+ * entry is put back on it (sub-directories and files bind-mounted, recursively for directories
+ * so submounts such as /dev/pts survive; symlinks recreated). The originals are reached through
+ * an {@code O_PATH} descriptor opened before the tmpfs hides them, so no staging directory is
+ * needed. Entries the host adds to a layered directory afterwards stay invisible here.
+ *
+ * <p>Every method refuses to act unless {@link #requirePrivate()} confirms the namespace is not
+ * the parent process's.
+ */
+public final class MountNamespace {
+
+    private static final System.Logger LOG = System.getLogger(MountNamespace.class.getName());
+
+    private static boolean verified; // guarded by the class
+    /** Directories on a tmpfs this class mounted, where entries may be created freely. */
+    private static final Set<Path> ours = new HashSet<>(); // guarded by the class
+    private static final Set<Path> layered = new LinkedHashSet<>(); // guarded by the class
+
+    private MountNamespace() {
+    }
+
+    /**
+     * Fails unless this process runs in a mount namespace other than its parent's (or, under
+     * {@code unshare --fork}, another ancestor's), then makes every mount in it private so that
+     * nothing done here propagates back to the host.
+     */
+    public static synchronized void requirePrivate() throws IOException {
+        String own = namespace(ProcessHandle.current().pid());
+        Optional<ProcessHandle> ancestor = ProcessHandle.current().parent();
+        long parent = ancestor.map(ProcessHandle::pid).orElse(1L);
+        boolean separate = false;
+        while (ancestor.isPresent() && !separate) {
+            String theirs = namespaceOrNull(ancestor.get().pid());
+            separate = theirs != null && !theirs.equals(own);
+            ancestor = ancestor.get().pid() == 1 ? Optional.empty() : ancestor.get().parent();
+        }
+        if (!separate) {
+            throw new IOException("this process shares its mount namespace " + own + " with its parent (pid "
+                    + parent + "); start it with `unshare -m --propagation private` so that its mounts stay "
+                    + "private instead of changing the host's /dev, /sys and /run");
+        }
+        MountCalls.mount(null, Path.of("/"), null, MountCalls.MS_REC | MountCalls.MS_PRIVATE, null);
+        verified = true;
+    }
+
+    private static String namespace(long pid) throws IOException {
+        return Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "mnt")).toString();
+    }
+
+    private static String namespaceOrNull(long pid) {
+        try {
+            return namespace(pid);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Mounts a private tmpfs at {@code dir} (created privately if missing), for mountpoints and scratch. */
+    public static synchronized void workDirectory(Path dir) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            requireDirectory(target);
+        } else {
+            makeDirectory(target);
+        }
+        MountCalls.tmpfs(target, 0755, 0, 0);
+        forgetBelow(target);
+        ours.add(target);
+    }
+
+    /**
+     * Makes {@code target} show {@code source} (a directory or a file) with a recursive bind
+     * mount, creating {@code target} and its missing ancestors privately.
+     */
+    public static synchronized void graft(Path source, Path target) throws IOException {
+        checkPrivate();
+        if (!Files.exists(source)) {
+            throw new IOException("graft source does not exist: " + source);
+        }
+        boolean directory = Files.isDirectory(source);
+        Path where = canonical(target);
+        if (Files.exists(where, LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isDirectory(where, LinkOption.NOFOLLOW_LINKS) != directory) {
+                throw new IOException("cannot graft " + source + " on " + where + ": one is a directory, the other not");
+            }
+        } else {
+            Path parent = where.getParent();
+            makeDirectory(parent);
+            layerIfNeeded(parent);
+            if (directory) {
+                Files.createDirectory(where);
+            } else {
+                Files.createFile(where);
+            }
+        }
+        MountCalls.bind(source.toAbsolutePath(), where, true);
+        forgetBelow(where);
+    }
+
+    /**
+     * Replaces {@code dir} by a private tmpfs holding a copy of its contents (for state such as
+     * /run/udev that tools write); creates it privately, empty, when it does not exist.
+     * Sockets, fifos and device nodes are not copied.
+     */
+    public static synchronized void privateCopy(Path dir) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            makeDirectory(target);
+            MountCalls.tmpfs(target, 0755, 0, 0);
+        } else {
+            requireDirectory(target);
+            Owner owner = Owner.of(target);
+            int fd = MountCalls.openPath(target);
+            try {
+                MountCalls.tmpfs(target, owner.mode, owner.uid, owner.gid);
+                copyTree(original(fd).resolve("."), target);
+            } finally {
+                MountCalls.close(fd);
+            }
+        }
+        forgetBelow(target);
+        ours.add(target);
+    }
+
+    /** The directories layered so far, in order. */
+    public static synchronized List<Path> layeredDirectories() {
+        return Collections.unmodifiableList(new ArrayList<>(layered));
+    }
+
+    private static void checkPrivate() throws IOException {
+        if (!verified) {
+            requirePrivate();
+        }
+    }
+
+    /** Creates {@code dir} and missing ancestors, layering each directory that gets a new entry. */
+    private static void makeDirectory(Path dir) throws IOException {
+        if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("not a directory: " + dir);
+        }
+        Path parent = dir.getParent();
+        makeDirectory(parent);
+        layerIfNeeded(parent);
+        Files.createDirectory(dir);
+        ours.add(dir);
+    }
+
+    private static void layerIfNeeded(Path dir) throws IOException {
+        if (!ours.contains(dir)) {
+            layer(dir);
+        }
+    }
+
+    /** Mounts a tmpfs over {@code dir} and puts every original entry back on it. */
+    private static void layer(Path dir) throws IOException {
+        Owner owner = Owner.of(dir);
+        List<Path> names;
+        try (Stream<Path> entries = Files.list(dir)) {
+            names = entries.map(Path::getFileName).toList();
+        }
+        int fd = MountCalls.openPath(dir);
+        try {
+            MountCalls.tmpfs(dir, owner.mode, owner.uid, owner.gid);
+            Path original = original(fd);
+            for (Path name : names) {
+                restore(original.resolve(name), dir.resolve(name));
+            }
+        } finally {
+            MountCalls.close(fd);
+        }
+        layered.add(dir);
+        ours.add(dir);
+        LOG.log(System.Logger.Level.DEBUG, "layered {0} ({1} entries)", dir, names.size());
+    }
+
+    /** Recreates one original entry on the tmpfs: symlinks copied, anything else bound. */
+    private static void restore(Path original, Path made) throws IOException {
+        if (Files.isSymbolicLink(original)) {
+            Files.createSymbolicLink(made, Files.readSymbolicLink(original));
+        } else if (Files.isDirectory(original, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectory(made);
+            MountCalls.bind(original, made, true);
+        } else {
+            Files.createFile(made);
+            MountCalls.bind(original, made, false);
+        }
+    }
+
+    /** The directory behind descriptor {@code fd}, even when a mount now hides it. */
+    private static Path original(int fd) {
+        return Path.of("/proc/self/fd", Integer.toString(fd));
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Path made = to.resolve(from.relativize(dir).toString());
+                if (!made.equals(to)) {
+                    Files.copy(dir, made, StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                if (attrs.isRegularFile() || attrs.isSymbolicLink()) {
+                    Files.copy(file, to.resolve(from.relativize(file).toString()),
+                            StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+                } else {
+                    LOG.log(System.Logger.Level.INFO, "private copy skips special file {0}", file);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    /** No longer ours once something else is mounted there. */
+    private static void forgetBelow(Path dir) {
+        ours.removeIf(p -> p.startsWith(dir));
+    }
+
+    /** Absolute, normalized, with the existing part's symlinks resolved (/var/run -> /run). */
+    private static Path canonical(Path path) throws IOException {
+        Path absolute = path.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return absolute;
+        }
+        return existing.toRealPath().resolve(existing.relativize(absolute).toString());
+    }
+
+    private static void requireDirectory(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("not a directory: " + dir);
+        }
+    }
+
+    /** Mode and owner a layer's tmpfs copies from the directory it covers. */
+    private record Owner(int mode, int uid, int gid) {
+        static Owner of(Path dir) throws IOException {
+            Map<String, Object> unix = Files.readAttributes(dir, "unix:mode,uid,gid", LinkOption.NOFOLLOW_LINKS);
+            return new Owner((Integer) unix.get("mode") & 07777, (Integer) unix.get("uid"), (Integer) unix.get("gid"));
+        }
+    }
+}

@@ -1,0 +1,386 @@
+package io.ibemu.devfs;
+
+import jnr.ffi.Pointer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.ibemu.devfs.Posix.LIBC;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A real FUSE mount of a {@link QueueDevice}, driven through libc as a C program would. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DeviceDirectoryTest {
+
+    @TempDir
+    Path temp;
+
+    private DeviceDirectory directory;
+    private QueueDevice device;
+    private Path mount;
+    private String queue;
+    private Process child;
+
+    @BeforeEach
+    void mount() throws IOException {
+        mount = Files.createDirectory(temp.resolve("mnt"));
+        device = new QueueDevice();
+        directory = new DeviceDirectory("devfs-test");
+        directory.add("queue", device, 0666);
+        directory.mount(mount);
+        queue = mount.resolve("queue").toString();
+    }
+
+    @AfterEach
+    void unmount() throws InterruptedException {
+        if (child != null && child.isAlive()) {
+            child.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+        directory.close();
+    }
+
+    private int open(int flags) {
+        int fd = LIBC.open(queue, flags);
+        assertTrue(fd >= 0, "open errno " + Posix.errno());
+        return fd;
+    }
+
+    private static void writeAll(int fd, byte[] data) {
+        assertEquals(data.length, LIBC.write(fd, Posix.bytes(data), data.length), "write errno " + Posix.errno());
+    }
+
+    private static byte[] readSome(int fd, int count) {
+        Pointer buf = Posix.memory(count);
+        long n = LIBC.read(fd, buf, count);
+        assertTrue(n >= 0, "read errno " + Posix.errno());
+        return Posix.get(buf, 0, (int) n);
+    }
+
+    @Test
+    void listsAndStatsFiles() throws IOException {
+        directory.add("second", device, 0600);
+        try (Stream<Path> files = Files.list(mount)) {
+            assertEquals(List.of("queue", "second"),
+                    files.map(p -> p.getFileName().toString()).sorted().collect(Collectors.toList()));
+        }
+        assertTrue(Files.isRegularFile(mount.resolve("queue")));
+        assertEquals("rw-rw-rw-", PosixFilePermissions.toString(Files.getPosixFilePermissions(mount.resolve("queue"))));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(mount.resolve("second"))));
+        directory.remove("second");
+        assertEquals(-1, LIBC.open(mount.resolve("second").toString(), Posix.O_RDWR));
+        assertEquals(Errno.ENOENT, Posix.errno());
+    }
+
+    @Test
+    void writeThenReadOneMessage() throws IOException {
+        int fd = open(Posix.O_RDWR);
+        writeAll(fd, "hello".getBytes(StandardCharsets.US_ASCII));
+        writeAll(fd, "world!".getBytes(StandardCharsets.US_ASCII));
+        assertEquals("hello", new String(readSome(fd, 4096), StandardCharsets.US_ASCII));
+        assertEquals("world!", new String(readSome(fd, 4096), StandardCharsets.US_ASCII));
+        assertEquals(List.of(4096, 4096), device.readCounts);
+        // as a shell's `echo > file` does it: O_WRONLY|O_CREAT|O_TRUNC
+        Files.write(Path.of(queue), "echo".getBytes(StandardCharsets.US_ASCII));
+        assertEquals("echo", new String(readSome(fd, 4096), StandardCharsets.US_ASCII));
+        assertEquals(0, LIBC.close(fd));
+        assertEquals(2, device.opens.get());
+        awaitTrue(() -> device.releases.get() == 2);
+    }
+
+    @Test
+    void ioctlCopiesInAndOut() {
+        int fd = open(Posix.O_RDWR);
+        byte[] in = new byte[16];
+        for (int i = 0; i < in.length; i++) {
+            in[i] = (byte) i;
+        }
+        Pointer arg = Posix.bytes(in);
+        assertEquals(0, LIBC.ioctl(fd, QueueDevice.ECHO, arg), "errno " + Posix.errno());
+        for (int i = 0; i < in.length; i++) {
+            assertEquals(i + 1, arg.getByte(i));
+        }
+        writeAll(fd, new byte[3]);
+        Pointer count = Posix.memory(4);
+        assertEquals(0, LIBC.ioctl(fd, QueueDevice.COUNT, count));
+        assertEquals(1, count.getInt(0));
+        assertEquals(7, LIBC.ioctl(fd, QueueDevice.NOTHING, null));
+        assertEquals(-1, LIBC.ioctl(fd, Posix.ioc(0, 'q', 99, 0), null));
+        assertEquals(Errno.ENOTTY, Posix.errno());
+        Pointer limit = Posix.memory(4);
+        limit.putInt(0, 10);
+        assertEquals(0, LIBC.ioctl(fd, QueueDevice.LIMIT, limit));
+        assertEquals(-1, LIBC.write(fd, Posix.bytes(new byte[11]), 11));
+        assertEquals(Errno.EINVAL, Posix.errno());
+        LIBC.close(fd);
+    }
+
+    @Test
+    void ioctlErrorStillWritesItsData() {
+        int fd = open(Posix.O_RDWR);
+        Pointer arg = Posix.bytes(new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        assertEquals(-1, LIBC.ioctl(fd, QueueDevice.FAIL, arg));
+        assertEquals(Errno.EINVAL, Posix.errno());
+        assertArrayEquals(new byte[] {8, 7, 6, 5, 4, 3, 2, 1}, Posix.get(arg, 0, 8));
+        LIBC.close(fd);
+    }
+
+    @Test
+    void deviceReachesCallerMemory() {
+        int fd = open(Posix.O_RDWR);
+        Pointer target = Posix.bytes(new byte[] {10, 20, 30});
+        Pointer arg = Posix.memory(16);
+        arg.putLong(0, target.address());
+        arg.putInt(8, 3);
+        assertEquals(0, LIBC.ioctl(fd, QueueDevice.TOUCH, arg), "errno " + Posix.errno());
+        assertArrayEquals(new byte[] {11, 21, 31}, Posix.get(target, 0, 3));
+        LIBC.close(fd);
+    }
+
+    @Test
+    void deviceBugsBecomeEioAndServiceGoesOn() {
+        directory.add("broken", (caller, flags) -> {
+            throw new IllegalStateException("a device bug");
+        }, 0666);
+        assertEquals(-1, LIBC.open(mount.resolve("broken").toString(), Posix.O_RDWR));
+        assertEquals(Errno.EIO, Posix.errno());
+        int fd = open(Posix.O_RDWR);
+        assertEquals(-1, LIBC.ioctl(fd, QueueDevice.BROKEN, null));
+        assertEquals(Errno.EIO, Posix.errno());
+        writeAll(fd, new byte[] {3});
+        assertArrayEquals(new byte[] {3}, readSome(fd, 8));
+        LIBC.close(fd);
+    }
+
+    @Test
+    void mountsOnce() {
+        assertThrows(IllegalStateException.class, () -> directory.mount(mount));
+        DeviceDirectory other = new DeviceDirectory("devfs-test");
+        assertThrows(IOException.class, () -> other.mount(temp.resolve("absent")));
+    }
+
+    @Test
+    void blockingReadWakesOnWrite() throws Exception {
+        int reader = open(Posix.O_RDWR);
+        int writer = open(Posix.O_RDWR);
+        CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> readSome(reader, 256));
+        awaitTrue(() -> device.blockedReaders.get() == 1);
+        Thread.sleep(100);
+        assertFalse(read.isDone());
+        writeAll(writer, new byte[] {42});
+        assertArrayEquals(new byte[] {42}, read.get(5, TimeUnit.SECONDS));
+        LIBC.close(reader);
+        LIBC.close(writer);
+    }
+
+    @Test
+    void nonBlockingReadFailsWithEagain() {
+        int fd = open(Posix.O_RDWR | Posix.O_NONBLOCK);
+        assertEquals(-1, LIBC.read(fd, Posix.memory(64), 64));
+        assertEquals(Errno.EAGAIN, Posix.errno());
+        LIBC.close(fd);
+        // O_NONBLOCK set later with fcntl reaches the device too
+        int later = open(Posix.O_RDWR);
+        assertEquals(0, LIBC.fcntl(later, Posix.F_SETFL, LIBC.fcntl(later, Posix.F_GETFL, 0) | Posix.O_NONBLOCK));
+        assertEquals(-1, LIBC.read(later, Posix.memory(64), 64));
+        assertEquals(Errno.EAGAIN, Posix.errno());
+        LIBC.close(later);
+    }
+
+    @Test
+    void pollBlocksUntilTheDeviceWakes() throws Exception {
+        int fd = open(Posix.O_RDWR);
+        int writer = open(Posix.O_RDWR);
+        Pointer fds = Posix.memory(8);
+        fds.putInt(0, fd);
+        fds.putShort(4, (short) Posix.POLLIN);
+        fds.putShort(6, (short) 0);
+        long start = System.nanoTime();
+        CompletableFuture<Integer> polled = CompletableFuture.supplyAsync(() -> LIBC.poll(fds, 1, 10_000));
+        Thread.sleep(300);
+        assertFalse(polled.isDone(), "poll returned before any data");
+        writeAll(writer, new byte[] {1});
+        assertEquals(1, polled.get(5, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(250));
+        assertEquals(Posix.POLLIN, fds.getShort(6) & Posix.POLLIN);
+        // with data queued, poll answers at once; again after the queue is drained it blocks
+        assertEquals(1, LIBC.poll(fds, 1, 0));
+        readSome(fd, 16);
+        fds.putShort(6, (short) 0);
+        assertEquals(0, LIBC.poll(fds, 1, 100));
+        LIBC.close(fd);
+        LIBC.close(writer);
+    }
+
+    @Test
+    void selectBlocksUntilTheDeviceWakes() throws Exception {
+        int fd = open(Posix.O_RDWR);
+        int writer = open(Posix.O_RDWR);
+        Pointer readable = Posix.memory(128);
+        readable.putLong(8 * (fd / 64), 1L << (fd % 64));
+        CompletableFuture<Integer> selected =
+            CompletableFuture.supplyAsync(() -> LIBC.select(fd + 1, readable, null, null, null));
+        Thread.sleep(300);
+        assertFalse(selected.isDone(), "select returned before any data");
+        writeAll(writer, new byte[] {1});
+        assertEquals(1, selected.get(5, TimeUnit.SECONDS));
+        assertTrue((readable.getLong(8 * (fd / 64)) & (1L << (fd % 64))) != 0);
+        LIBC.close(fd);
+        LIBC.close(writer);
+    }
+
+    @Test
+    void epollWaitsUntilTheDeviceWakes() throws Exception {
+        int fd = open(Posix.O_RDWR);
+        int writer = open(Posix.O_RDWR);
+        int epoll = LIBC.epoll_create1(0);
+        Pointer event = Posix.memory(12);
+        event.putInt(0, Posix.EPOLLIN);
+        event.putLong(4, 77);
+        assertEquals(0, LIBC.epoll_ctl(epoll, Posix.EPOLL_CTL_ADD, fd, event));
+        Pointer events = Posix.memory(12 * 4);
+        for (int round = 0; round < 3; round++) {
+            CompletableFuture<Integer> waited = CompletableFuture.supplyAsync(() -> LIBC.epoll_wait(epoll, events, 4, 10_000));
+            Thread.sleep(200);
+            assertFalse(waited.isDone(), "epoll_wait returned before any data, round " + round);
+            writeAll(writer, new byte[] {(byte) round});
+            assertEquals(1, waited.get(5, TimeUnit.SECONDS));
+            assertEquals(77, events.getLong(4));
+            assertArrayEquals(new byte[] {(byte) round}, readSome(fd, 16));
+        }
+        LIBC.close(epoll);
+        LIBC.close(fd);
+        LIBC.close(writer);
+    }
+
+    @Test
+    void largeWriteAndReadPassWhole() {
+        int fd = open(Posix.O_RDWR);
+        byte[] message = random(300_000);
+        writeAll(fd, message);
+        assertEquals(List.of(300_000), device.writeSizes);
+        int count = 1 << 20;
+        Pointer buf = Posix.memory(count);
+        assertEquals(300_000, LIBC.read(fd, buf, count));
+        assertArrayEquals(message, Posix.get(buf, 0, 300_000));
+        assertEquals(List.of(count), device.readCounts);
+        LIBC.close(fd);
+    }
+
+    @Test
+    void unalignedLargeBuffersPassWhole() {
+        int fd = open(Posix.O_RDWR);
+        byte[] message = random(200_003);
+        Pointer source = Posix.memory(message.length + 4096);
+        source.put(100, message, 0, message.length);
+        assertEquals(message.length, LIBC.write(fd, source.slice(100), message.length));
+        assertEquals(List.of(message.length), device.writeSizes);
+        Pointer buf = Posix.memory(400_000 + 4096);
+        assertEquals(message.length, LIBC.read(fd, buf.slice(333), 400_000));
+        assertArrayEquals(message, Posix.get(buf, 333, message.length));
+        assertEquals(List.of(400_000), device.readCounts);
+        LIBC.close(fd);
+    }
+
+    @Test
+    void messageOfExactlyOneRequestEndsTheRead() {
+        int fd = open(Posix.O_RDWR);
+        byte[] message = random(DeviceFileSystem.MAX_REQUEST);
+        writeAll(fd, message);
+        writeAll(fd, new byte[] {9});
+        Pointer buf = Posix.memory(3 * DeviceFileSystem.MAX_REQUEST);
+        assertEquals(message.length, LIBC.read(fd, buf, 3 * DeviceFileSystem.MAX_REQUEST));
+        assertArrayEquals(message, Posix.get(buf, 0, message.length));
+        assertEquals(1, LIBC.read(fd, buf, 3 * DeviceFileSystem.MAX_REQUEST));
+        assertEquals(9, buf.getByte(0));
+        LIBC.close(fd);
+    }
+
+    @Test
+    void readTooSmallGetsStartOfMessageAndEnospc() {
+        int fd = open(Posix.O_RDWR);
+        byte[] message = random(100);
+        writeAll(fd, message);
+        Pointer buf = Posix.memory(64);
+        assertEquals(-1, LIBC.read(fd, buf, 40));
+        assertEquals(Errno.ENOSPC, Posix.errno());
+        assertArrayEquals(java.util.Arrays.copyOf(message, 40), Posix.get(buf, 0, 40));
+        assertEquals(0, buf.getByte(40));
+        // and for a split read: 300 000 bytes into a 200 000-byte buffer
+        byte[] large = random(300_000);
+        writeAll(fd, large);
+        Pointer big = Posix.memory(200_000);
+        assertEquals(-1, LIBC.read(fd, big, 200_000));
+        assertEquals(Errno.ENOSPC, Posix.errno());
+        assertArrayEquals(java.util.Arrays.copyOf(large, 200_000), Posix.get(big, 0, 200_000));
+        LIBC.close(fd);
+    }
+
+    @Test
+    void killedReaderIsReapedAndServiceGoesOn() throws Exception {
+        child = new ProcessBuilder("cat", queue).redirectErrorStream(true).start();
+        awaitTrue(() -> device.blockedReaders.get() == 1);
+        long start = System.nanoTime();
+        child.destroyForcibly();
+        assertTrue(child.waitFor(1, TimeUnit.SECONDS), "cat blocked in read was not reaped within 1 s");
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1));
+        assertEquals(List.of(DeviceFileSystem.MAX_REQUEST), device.readCounts);
+        int fd = open(Posix.O_RDWR);
+        writeAll(fd, new byte[] {5});
+        assertArrayEquals(new byte[] {5}, readSome(fd, 8));
+        LIBC.close(fd);
+        awaitTrue(() -> device.releases.get() == device.opens.get());
+    }
+
+    @Test
+    void closeAnswersABlockedReader() throws Exception {
+        int fd = open(Posix.O_RDWR);
+        CompletableFuture<Long> read = CompletableFuture.supplyAsync(() -> LIBC.read(fd, Posix.memory(16), 16));
+        awaitTrue(() -> device.blockedReaders.get() == 1);
+        long start = System.nanoTime();
+        directory.close();
+        assertEquals(-1L, read.get(5, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+        assertEquals(1, device.releases.get());
+        LIBC.close(fd);
+    }
+
+    private static byte[] random(int size) {
+        byte[] data = new byte[size];
+        new Random(size).nextBytes(data);
+        return data;
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 5 s");
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+}
