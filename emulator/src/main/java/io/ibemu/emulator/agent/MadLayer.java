@@ -1,0 +1,122 @@
+package io.ibemu.emulator.agent;
+
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PortState;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kernel's MAD layer (drivers/infiniband/core/mad.c) for the whole emulated fabric: one
+ * {@link MadPort} per port that MADs reach, the fabric-wide hi_tid table that routes responses
+ * back to their agent, and the timer that expires requests. Everything here runs under
+ * {@link Fabric#lock()}; the timer thread takes that lock too.
+ */
+public final class MadLayer implements AutoCloseable {
+    /** hi_tid values live in 24 bits (mlx4 keeps the top byte for itself). */
+    private static final int HI_TID_LIMIT = 1 << 24;
+
+    private final Fabric fabric;
+    private final Map<Port, MadPort> ports = new HashMap<>();
+    private final Map<Integer, MadAgent> agents = new HashMap<>();
+    private final ScheduledExecutorService timer;
+    private int nextHiTid = 1;
+    /** Datagrams sent but not yet delivered; drained by whoever sends first. */
+    private final java.util.ArrayDeque<Runnable> wire = new java.util.ArrayDeque<>();
+    private boolean draining;
+
+    public MadLayer(Fabric fabric) {
+        this.fabric = fabric;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mad-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    public Object lock() {
+        return fabric.lock();
+    }
+
+    /** The MAD services of a port; created on first use. Call with the lock held. */
+    public MadPort port(Port port) {
+        return ports.computeIfAbsent(port, p -> new MadPort(this, p));
+    }
+
+    /** xa_alloc_cyclic over ib_mad_clients: the next free hi_tid. */
+    int allocate(MadAgent.Factory factory) throws io.ibemu.devfs.Errno {
+        for (int i = 0; i < HI_TID_LIMIT; i++) {
+            int id = nextHiTid;
+            nextHiTid = nextHiTid + 1 == HI_TID_LIMIT ? 1 : nextHiTid + 1;
+            if (!agents.containsKey(id)) {
+                agents.put(id, factory.create(id));
+                return id;
+            }
+        }
+        throw io.ibemu.devfs.Errno.of(io.ibemu.devfs.Errno.ENOMEM);
+    }
+
+    MadAgent agent(int hiTid) {
+        return agents.get(hiTid);
+    }
+
+    void forget(MadAgent agent) {
+        agents.remove(agent.hiTid());
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, int delayMs) {
+        return timer.schedule(() -> {
+            synchronized (lock()) {
+                task.run();
+            }
+        }, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Puts a datagram on the wire at {@code from}. A LID-routed packet for the sending port's own
+     * LIDs loops back (SMPs in any linked state, other MADs only on an Active port); routes
+     * through switches arrive with the fabric issue, until then anything else is lost, as a
+     * packet with no route is on a real subnet.
+     */
+    void transmit(Port from, Datagram d) {
+        wire.addLast(() -> deliver(from, d));
+        if (draining) {
+            return;
+        }
+        // The first sender drains the wire: a chain of answers (RMPP windows, ACKs) runs as a
+        // loop here instead of recursing once per hop.
+        draining = true;
+        try {
+            Runnable next;
+            while ((next = wire.pollFirst()) != null) {
+                next.run();
+            }
+        } finally {
+            draining = false;
+        }
+    }
+
+    private void deliver(Port from, Datagram d) {
+        int lid = from.lid();
+        boolean ownLid = lid != 0 && d.dlid() != Mads.PERMISSIVE_LID
+                && (d.dlid() >>> from.lmc()) == (lid >>> from.lmc());
+        boolean linkCarries = Mads.isSmp(d.mad()) ? from.state() != PortState.DOWN : from.state() == PortState.ACTIVE;
+        if (ownLid && linkCarries) {
+            port(from).receive(d);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,196 @@
+package io.ibemu.emulator.cli;
+
+import io.ibemu.devfs.DeviceDirectory;
+import io.ibemu.devfs.ns.MountNamespace;
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.device.HcaIdentity;
+import io.ibemu.emulator.device.IdentityFile;
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.issm.IssmDevice;
+import io.ibemu.emulator.sysfs.InfinibandSysfs;
+import io.ibemu.emulator.topology.DefaultFabric;
+import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.emulator.topology.Topology;
+import io.ibemu.emulator.topology.TopologyException;
+import io.ibemu.emulator.topology.TopologyParser;
+import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.sysfs.SysfsTree;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One running emulator: the fabric, its MAD layer, the device files and the sysfs tree, and the
+ * private view of /dev and /sys that shows them. Built in {@link #start}, torn down by
+ * {@link #close} (SIGTERM); if the process dies instead, its mount namespace dies with it.
+ */
+final class Daemon implements AutoCloseable {
+    private static final Path SYS_PCI_ROOT = Path.of("/sys/devices", InfinibandSysfs.PCI_ROOT);
+
+    record Options(Path state, Path topology, List<String> locals, Path identity) {
+    }
+
+    static final class StartFailure extends Exception {
+        StartFailure(String message) {
+            super(message);
+        }
+    }
+
+    private final MadLayer layer;
+    private final DeviceDirectory devices;
+    private final SysfsTree sysfs;
+    private volatile boolean closed;
+
+    private Daemon(MadLayer layer, DeviceDirectory devices, SysfsTree sysfs) {
+        this.layer = layer;
+        this.devices = devices;
+        this.sysfs = sysfs;
+    }
+
+    static Daemon start(Options o) throws StartFailure {
+        Topology topology = readTopology(o.topology());
+        Fabric fabric = Fabric.of(topology);
+        List<LocalHca> hcas = localHcas(fabric, o.locals(), readIdentities(o.identity()));
+        MadLayer layer = new MadLayer(fabric);
+        DeviceDirectory devices = new DeviceDirectory("ibemu");
+        SysfsTree sysfs = new SysfsTree("ibemu-sysfs");
+        Daemon daemon = new Daemon(layer, devices, sysfs);
+        try {
+            MountNamespace.requirePrivate();
+            Path work = o.state().resolve("mnt");
+            Files.createDirectories(work);
+            MountNamespace.workDirectory(work);
+            Path devDir = Files.createDirectories(work.resolve("dev"));
+            Path sysDir = Files.createDirectories(work.resolve("sys"));
+            for (LocalHca hca : hcas) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    int index = hca.umadIndex(p);
+                    devices.add("umad" + index, new UmadDevice(layer, hca.port(p)), 0600);
+                    devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
+                }
+            }
+            devices.mount(devDir);
+            new InfinibandSysfs(fabric, sysfs.root()).build(hcas);
+            sysfs.mount(sysDir);
+            MountNamespace.graft(devDir, Path.of("/dev/infiniband"));
+            for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
+                MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
+            }
+            for (LocalHca hca : hcas) {
+                MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(hca.pciSlot()),
+                        SYS_PCI_ROOT.resolve(hca.pciSlot()));
+            }
+            Path udevData = Path.of("/run/udev");
+            if (Files.isDirectory(udevData)) {
+                MountNamespace.privateCopy(udevData);
+            }
+            Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
+            return daemon;
+        } catch (IOException | RuntimeException e) {
+            daemon.close();
+            throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    static void reportFailure(Path state, String message) {
+        try {
+            Files.createDirectories(state);
+            Files.writeString(state.resolve("failed"), message + "\n");
+        } catch (IOException ignored) {
+            // The launcher falls back to the log when it cannot read the reason.
+        }
+    }
+
+    private static Topology readTopology(Path file) throws StartFailure {
+        try {
+            return file == null ? DefaultFabric.topology() : TopologyParser.parse(file);
+        } catch (TopologyException e) {
+            throw new StartFailure(e.getMessage());
+        } catch (IOException e) {
+            throw new StartFailure("cannot read topology " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static Map<String, Map<String, String>> readIdentities(Path file) throws StartFailure {
+        if (file == null) {
+            return Map.of();
+        }
+        try {
+            return IdentityFile.read(file);
+        } catch (IOException e) {
+            throw new StartFailure(e.getMessage());
+        }
+    }
+
+    /** --local nodes in the order given (default: the first CA), each with its identity and slot. */
+    private static List<LocalHca> localHcas(Fabric fabric, List<String> refs, Map<String, Map<String, String>> ids)
+            throws StartFailure {
+        List<Node> nodes = new ArrayList<>();
+        if (refs.isEmpty()) {
+            fabric.nodes().stream().filter(n -> n.type() == NodeType.CA).findFirst().ifPresent(nodes::add);
+            if (nodes.isEmpty()) {
+                throw new StartFailure("the topology has no HCA (Ca/Hca node) to be the local host");
+            }
+        }
+        for (String ref : refs) {
+            Node node = fabric.node(ref).orElseThrow(() -> new StartFailure("--local " + ref
+                    + ": no such node in the topology (give the node's id as the file writes it, e.g. \"H-0002c903000e0b72\", or its 0x GUID)"));
+            if (node.type() != NodeType.CA) {
+                throw new StartFailure("--local " + ref + ": that node is a " + node.type()
+                        + "; only an HCA (CA) can be this host");
+            }
+            if (nodes.contains(node)) {
+                throw new StartFailure("--local " + ref + " is given twice");
+            }
+            nodes.add(node);
+        }
+        for (String ref : ids.keySet()) {
+            if (fabric.node(ref).isEmpty()) {
+                throw new StartFailure("identity file: section [" + ref + "] names no node of the topology");
+            }
+        }
+        List<LocalHca> hcas = new ArrayList<>();
+        int minor = 0;
+        int slot = 0x10;
+        for (int i = 0; i < nodes.size(); i++) {
+            Node node = nodes.get(i);
+            HcaIdentity identity = HcaIdentity.defaults(i);
+            for (Map.Entry<String, Map<String, String>> section : ids.entrySet()) {
+                Optional<Node> named = fabric.node(section.getKey());
+                if (named.isPresent() && named.get() == node) {
+                    for (Map.Entry<String, String> kv : section.getValue().entrySet()) {
+                        identity = identity.with(kv.getKey(), kv.getValue());
+                    }
+                }
+            }
+            while (Files.exists(SYS_PCI_ROOT.resolve(pciSlot(slot)))) {
+                slot++;
+            }
+            hcas.add(new LocalHca(i, node, identity, pciSlot(slot++), minor));
+            minor += node.portCount();
+        }
+        return hcas;
+    }
+
+    private static String pciSlot(int device) {
+        return String.format("0000:00:%02x.0", device);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        sysfs.close();
+        devices.close();
+        layer.close();
+    }
+}

@@ -1,0 +1,420 @@
+package io.ibemu.emulator.umad;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.Poll;
+import io.ibemu.devfs.PollWaiter;
+import io.ibemu.devfs.ReadRequest;
+import io.ibemu.devfs.ReadResult;
+import io.ibemu.emulator.agent.MadAgent;
+import io.ibemu.emulator.agent.MadAgentClient;
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.agent.MadPort;
+import io.ibemu.emulator.agent.MadRegistration;
+import io.ibemu.emulator.agent.Mads;
+import io.ibemu.emulator.agent.ReceivedMad;
+import io.ibemu.emulator.agent.Rmpp;
+import io.ibemu.emulator.agent.SendRequest;
+import io.ibemu.emulator.agent.SendStatus;
+import io.ibemu.emulator.fabric.Port;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * struct ib_umad_file: one open of a umad device, as drivers/infiniband/core/user_mad.c keeps
+ * it — up to 32 agents, the receive queue that read() drains, and the list of sends still in
+ * flight that write() checks for duplicates. Agent and send work runs under the fabric lock;
+ * the queue has its own monitor, which blocked readers wait on and never hold beyond it.
+ */
+final class UmadFile implements DeviceFile, MadAgentClient {
+    static final int MAX_AGENTS = 32;
+    private static final int ETIMEDOUT = Errno.ETIMEDOUT;
+    /** How often a blocked read looks whether its caller was signalled. */
+    private static final long INTERRUPT_POLL_MS = 20;
+
+    private final MadLayer layer;
+    private final Port port;
+    private final MadAgent[] agents = new MadAgent[MAX_AGENTS];
+    private boolean usePkeyIndex;
+    private boolean alreadyUsed;
+
+    /** Guards {@link #receiveQueue}, {@link #sendList} and {@link #pollWaiters}. */
+    private final Object queueLock = new Object();
+    private final Deque<UmadPacket> receiveQueue = new ArrayDeque<>();
+    private final List<UmadPacket> sendList = new ArrayList<>();
+    private final List<PollWaiter> pollWaiters = new ArrayList<>();
+
+    private interface Ioctl {
+        IoctlResult run(UmadFile file, byte[] in) throws Errno;
+    }
+
+    /** ib_umad_ioctl's switch, as a table. */
+    private static final Map<Integer, Ioctl> IOCTLS = Map.of(
+            AgentRequest.REGISTER_AGENT, UmadFile::registerAgent,
+            AgentRequest.UNREGISTER_AGENT, UmadFile::unregisterAgent,
+            AgentRequest.ENABLE_PKEY, UmadFile::enablePkey,
+            AgentRequest.REGISTER_AGENT2, UmadFile::registerAgent2);
+
+    UmadFile(MadLayer layer, Port port) {
+        this.layer = layer;
+        this.port = port;
+    }
+
+    private int headerSize() {
+        return UmadHeader.size(usePkeyIndex);
+    }
+
+    // ---- ioctl ----
+
+    @Override
+    public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+        Ioctl handler = IOCTLS.get(cmd);
+        if (handler == null) {
+            throw Errno.of(Errno.ENOTTY);
+        }
+        synchronized (layer.lock()) {
+            return handler.run(this, in);
+        }
+    }
+
+    /** ib_umad_reg_agent. */
+    private IoctlResult registerAgent(byte[] in) throws Errno {
+        AgentRequest req = AgentRequest.decodeV1(in);
+        if (req.qpn() != 0 && req.qpn() != 1) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        int id = freeSlot();
+        MadAgent agent = madPort().register(req.qpn(), registration(req, req.oui()), req.rmppVersion(), false, this);
+        agents[id] = agent;
+        alreadyUsed = true;
+        byte[] out = in.clone();
+        AgentRequest.V1.ID.put(out, id);
+        return IoctlResult.ok(out);
+    }
+
+    /** ib_umad_reg_agent2: unsupported flags are refused with the supported set written back. */
+    private IoctlResult registerAgent2(byte[] in) throws Errno {
+        AgentRequest req = AgentRequest.decodeV2(in);
+        if (req.qpn() != 0 && req.qpn() != 1) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if ((req.flags() & ~AgentRequest.FLAGS_CAP) != 0) {
+            byte[] out = in.clone();
+            AgentRequest.V2.FLAGS.put(out, AgentRequest.FLAGS_CAP);
+            return IoctlResult.failedAfterWriting(out, Errno.EINVAL);
+        }
+        int id = freeSlot();
+        if (req.mgmtClass() != 0 && (req.oui() & 0xff000000) != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        boolean userRmpp = (req.flags() & AgentRequest.USER_RMPP) != 0;
+        MadAgent agent = madPort().register(req.qpn(), registration(req, req.oui()), req.rmppVersion(), userRmpp, this);
+        agents[id] = agent;
+        if (!alreadyUsed) {
+            alreadyUsed = true;
+            usePkeyIndex = true;
+        }
+        byte[] out = in.clone();
+        AgentRequest.V2.ID.put(out, id);
+        return IoctlResult.ok(out);
+    }
+
+    /** ib_umad_unreg_agent. */
+    private IoctlResult unregisterAgent(byte[] in) throws Errno {
+        long id = AgentRequest.V1.ID.get(in, 0) & 0xffffffffL;
+        if (id >= MAX_AGENTS || agents[(int) id] == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        MadAgent agent = agents[(int) id];
+        agents[(int) id] = null;
+        agent.port().unregister(agent);
+        return IoctlResult.ok();
+    }
+
+    /** ib_umad_enable_pkey: only before the file's first registration. */
+    private IoctlResult enablePkey(byte[] in) throws Errno {
+        if (alreadyUsed) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        usePkeyIndex = true;
+        return IoctlResult.ok();
+    }
+
+    private int freeSlot() throws Errno {
+        for (int i = 0; i < MAX_AGENTS; i++) {
+            if (agents[i] == null) {
+                return i;
+            }
+        }
+        throw Errno.of(Errno.ENOMEM);
+    }
+
+    private static MadRegistration registration(AgentRequest req, int oui) {
+        return req.mgmtClass() == 0 ? null
+                : new MadRegistration(req.mgmtClass(), req.classVersion(), req.methodMask(), oui);
+    }
+
+    private MadPort madPort() {
+        return layer.port(port);
+    }
+
+    // ---- write ----
+
+    /** ib_umad_write, check for check. */
+    @Override
+    public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+        int count = data.remaining();
+        byte[] buf = new byte[count];
+        data.get(buf);
+        synchronized (layer.lock()) {
+            int hdrSize = headerSize();
+            if (count < hdrSize + Rmpp.HEADER_END) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            UmadHeader header = UmadHeader.decode(buf, usePkeyIndex);
+            if ((header.id() & 0xffffffffL) >= MAX_AGENTS) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            MadAgent agent = agents[header.id()];
+            if (agent == null) {
+                throw Errno.of(Errno.EIO);
+            }
+            byte[] message = sendMessage(agent, buf, hdrSize, count);
+            boolean rmppActive = agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(message))
+                    && Rmpp.active(message);
+            if (!Mads.isResponse(message)) {
+                Mads.setTid(message, ((long) agent.hiTid() << 32) | (Mads.tid(message) & 0xffffffffL));
+            }
+            UmadPacket packet = new UmadPacket(header, message, false);
+            boolean userRmppSegment = !agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(message))
+                    && Rmpp.active(message);
+            synchronized (queueLock) {
+                if (!userRmppSegment && isDuplicate(packet)) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+                sendList.add(packet);
+            }
+            SendRequest send = new SendRequest(agent, message, header.lid(), header.sl(), header.pathBits(),
+                    header.qpn(), header.qkey(), usePkeyIndex ? header.pkeyIndex() : 0, header.timeoutMs(),
+                    header.retries(), rmppActive, packet);
+            try {
+                agent.port().post(send);
+            } catch (Errno e) {
+                synchronized (queueLock) {
+                    sendList.remove(packet);
+                }
+                throw e;
+            }
+            return count;
+        }
+    }
+
+    /**
+     * ib_create_send_mad's size rules: without kernel RMPP a message is one MAD, padded to 256
+     * bytes; an RMPP-active message keeps its length (header plus all its data).
+     */
+    private static byte[] sendMessage(MadAgent agent, byte[] buf, int hdrSize, int count) throws Errno {
+        int cls = buf[hdrSize + 1] & 0xff;
+        int hdrLen = Mads.dataOffset(cls);
+        boolean rmppActive = Mads.isRmppClass(cls) && agent.kernelRmpp()
+                && (buf[hdrSize + 26] & Rmpp.FLAG_ACTIVE) != 0;
+        int dataLen = count - hdrSize - hdrLen;
+        int segment = Mads.SIZE - hdrLen;
+        int pad = dataLen > 0 ? (segment - dataLen % segment) % segment : segment;
+        int messageSize = hdrLen + Math.max(dataLen, 0) + pad;
+        if (agent.kernelRmpp() ? !rmppActive && messageSize > Mads.SIZE : messageSize > Mads.SIZE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        byte[] message = new byte[rmppActive ? Math.max(count - hdrSize, hdrLen) : Mads.SIZE];
+        System.arraycopy(buf, hdrSize, message, 0, count - hdrSize);
+        return message;
+    }
+
+    /** is_duplicate: same TID and class as a send still in flight (responses: same destination too). */
+    private boolean isDuplicate(UmadPacket packet) {
+        byte[] hdr = packet.data();
+        for (UmadPacket sent : sendList) {
+            byte[] sentHdr = sent.data();
+            if (Mads.tid(hdr) != Mads.tid(sentHdr) || Mads.mgmtClass(hdr) != Mads.mgmtClass(sentHdr)) {
+                continue;
+            }
+            if (!Mads.isResponse(hdr)) {
+                if (!Mads.isResponse(sentHdr)) {
+                    return true;
+                }
+                continue;
+            } else if (!Mads.isResponse(sentHdr)) {
+                continue;
+            }
+            if (sameDestination(packet.header(), sent.header())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean sameDestination(UmadHeader a, UmadHeader b) {
+        if (!a.grhPresent() && !b.grhPresent()) {
+            return a.lid() == b.lid();
+        }
+        return a.grhPresent() && b.grhPresent() && Arrays.equals(a.gid(), b.gid());
+    }
+
+    // ---- the MAD layer's callbacks (fabric lock held) ----
+
+    /** recv_handler + queue_packet. */
+    @Override
+    public void received(MadAgent agent, ReceivedMad mad) {
+        int id = idOf(agent);
+        if (id < 0) {
+            return;
+        }
+        UmadHeader header = new UmadHeader(id, 0, 0, 0, headerSize() + mad.message().length, mad.srcQp(), 0,
+                mad.slid(), mad.sl(), mad.pathBits(), false, 0, 0, 0, new byte[16], 0, mad.pkeyIndex());
+        enqueue(new UmadPacket(header, mad.message(), true));
+    }
+
+    /** send_handler: the send leaves the list; a timed-out request comes back to its sender. */
+    @Override
+    public void sendCompleted(MadAgent agent, SendRequest send, SendStatus status) {
+        UmadPacket packet = (UmadPacket) send.context();
+        synchronized (queueLock) {
+            sendList.remove(packet);
+        }
+        if (status == SendStatus.RESPONSE_TIMEOUT) {
+            int id = idOf(agent);
+            if (id >= 0) {
+                enqueue(new UmadPacket(packet.header().withId(id).withStatus(ETIMEDOUT),
+                        Arrays.copyOf(packet.data(), Mads.HEADER), false));
+            }
+        }
+    }
+
+    private int idOf(MadAgent agent) {
+        for (int i = 0; i < MAX_AGENTS; i++) {
+            if (agents[i] == agent) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void enqueue(UmadPacket packet) {
+        List<PollWaiter> toWake;
+        synchronized (queueLock) {
+            receiveQueue.addLast(packet);
+            queueLock.notifyAll();
+            toWake = new ArrayList<>(pollWaiters);
+            pollWaiters.clear();
+        }
+        toWake.forEach(PollWaiter::wake);
+    }
+
+    // ---- read ----
+
+    /** ib_umad_read: blocks for a packet; a failed copy puts it back at the head. */
+    @Override
+    public ReadResult read(ReadRequest request) throws Errno {
+        int hdrSize = headerSize();
+        int count = request.count();
+        if (count < hdrSize) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        UmadPacket packet;
+        synchronized (queueLock) {
+            while (receiveQueue.isEmpty()) {
+                if (request.nonBlocking()) {
+                    throw Errno.of(Errno.EAGAIN);
+                }
+                if (request.caller().interrupted()) {
+                    throw Errno.of(Errno.EINTR);
+                }
+                try {
+                    queueLock.wait(INTERRUPT_POLL_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw Errno.of(Errno.EINTR);
+                }
+            }
+            packet = receiveQueue.pollFirst();
+        }
+        ReadResult result = copyOut(packet, count, hdrSize);
+        if (result.failed()) {
+            synchronized (queueLock) {
+                receiveQueue.addFirst(packet);
+            }
+        }
+        return result;
+    }
+
+    /** copy_recv_mad and copy_send_mad. */
+    private ReadResult copyOut(UmadPacket packet, int count, int hdrSize) {
+        byte[] header = packet.header().encode(usePkeyIndex);
+        byte[] data = packet.data();
+        int length = data.length;
+        if (packet.received() && length > Mads.SIZE) {
+            if (count < hdrSize + Mads.SIZE) {
+                return new ReadResult(null, Errno.EINVAL);
+            }
+            if (count < hdrSize + length) {
+                return ReadResult.writtenThenFailed(concat(header, data, Mads.SIZE), Errno.ENOSPC);
+            }
+        } else if (count < hdrSize + length) {
+            return new ReadResult(null, Errno.EINVAL);
+        }
+        return ReadResult.of(concat(header, data, length));
+    }
+
+    private static byte[] concat(byte[] header, byte[] data, int dataLength) {
+        byte[] out = Arrays.copyOf(header, header.length + dataLength);
+        System.arraycopy(data, 0, out, header.length, dataLength);
+        return out;
+    }
+
+    // ---- poll, release ----
+
+    /** ib_umad_poll: always writable, readable with a packet queued. */
+    @Override
+    public int poll(Caller caller, PollWaiter waiter) {
+        synchronized (queueLock) {
+            int mask = Poll.OUT | Poll.WRNORM;
+            if (!receiveQueue.isEmpty()) {
+                return mask | Poll.IN | Poll.RDNORM;
+            }
+            if (waiter != null) {
+                pollWaiters.add(waiter);
+            }
+            return mask;
+        }
+    }
+
+    /** ib_umad_close: the file's agents go, and with them everything queued. */
+    @Override
+    public void release() {
+        synchronized (layer.lock()) {
+            for (int i = 0; i < MAX_AGENTS; i++) {
+                MadAgent agent = agents[i];
+                agents[i] = null;
+                if (agent != null) {
+                    agent.port().unregister(agent);
+                }
+            }
+        }
+        List<PollWaiter> toWake;
+        synchronized (queueLock) {
+            receiveQueue.clear();
+            sendList.clear();
+            toWake = new ArrayList<>(pollWaiters);
+            pollWaiters.clear();
+        }
+        toWake.forEach(PollWaiter::wake);
+    }
+}

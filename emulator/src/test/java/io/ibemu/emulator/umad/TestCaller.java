@@ -1,0 +1,59 @@
+package io.ibemu.emulator.umad;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.ReadRequest;
+
+/** The calling thread of a unit test: never signalled, no memory to reach into. */
+final class TestCaller implements Caller {
+    static final TestCaller INSTANCE = new TestCaller();
+
+    @Override
+    public int tid() {
+        return 1;
+    }
+
+    @Override
+    public int uid() {
+        return 0;
+    }
+
+    @Override
+    public int gid() {
+        return 0;
+    }
+
+    @Override
+    public boolean interrupted() {
+        return false;
+    }
+
+    @Override
+    public void writeMemory(long address, byte[] data) throws Errno {
+        throw Errno.of(Errno.EFAULT);
+    }
+
+    @Override
+    public byte[] readMemory(long address, int length) throws Errno {
+        throw Errno.of(Errno.EFAULT);
+    }
+
+    static ReadRequest read(int count, boolean nonBlocking) {
+        return new ReadRequest() {
+            @Override
+            public Caller caller() {
+                return INSTANCE;
+            }
+
+            @Override
+            public int count() {
+                return count;
+            }
+
+            @Override
+            public boolean nonBlocking() {
+                return nonBlocking;
+            }
+        };
+    }
+}

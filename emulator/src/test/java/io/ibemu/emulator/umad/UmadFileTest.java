@@ -1,0 +1,250 @@
+package io.ibemu.emulator.umad;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.Poll;
+import io.ibemu.devfs.ReadResult;
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.agent.Mads;
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.topology.DefaultFabric;
+import io.ibemu.emulator.topology.NodeType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** user_mad.c's rules on one port of the default fabric, driven through the DeviceFile API. */
+class UmadFileTest {
+    private MadLayer layer;
+    private Node hca;
+    private Port port;
+
+    @BeforeEach
+    void setUp() {
+        Fabric fabric = Fabric.of(DefaultFabric.topology());
+        hca = fabric.nodes().stream().filter(n -> n.type() == NodeType.CA).findFirst().orElseThrow();
+        port = hca.port(1);
+        layer = new MadLayer(fabric);
+    }
+
+    @AfterEach
+    void tearDown() {
+        layer.close();
+    }
+
+    private UmadFile open() {
+        return new UmadFile(layer, port);
+    }
+
+    static byte[] regReq(int qpn, int mgmtClass, int version, int... methods) {
+        byte[] b = new byte[AgentRequest.V1_SIZE];
+        AgentRequest.V1.QPN.put(b, qpn);
+        AgentRequest.V1.MGMT_CLASS.put(b, mgmtClass);
+        AgentRequest.V1.CLASS_VERSION.put(b, version);
+        long[] mask = new long[2];
+        for (int m : methods) {
+            mask[m >>> 6] |= 1L << (m & 63);
+        }
+        AgentRequest.V1.MASK_LO.put(b, mask[0]);
+        AgentRequest.V1.MASK_HI.put(b, mask[1]);
+        return b;
+    }
+
+    static byte[] regReq2(int qpn, int mgmtClass, int version, int flags, int oui) {
+        byte[] b = new byte[AgentRequest.V2_SIZE];
+        AgentRequest.V2.QPN.put(b, qpn);
+        AgentRequest.V2.MGMT_CLASS.put(b, mgmtClass);
+        AgentRequest.V2.CLASS_VERSION.put(b, version);
+        AgentRequest.V2.FLAGS.put(b, flags);
+        AgentRequest.V2.OUI.put(b, oui);
+        return b;
+    }
+
+    private static int register(UmadFile f, byte[] req) throws Errno {
+        IoctlResult r = f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, req);
+        assertEquals(0, r.errno());
+        return (int) AgentRequest.V1.ID.get(r.out(), 0);
+    }
+
+    private static int errnoOf(ThrowingRunnable r) {
+        Errno e = assertThrows(Errno.class, r::run);
+        return e.code();
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Errno;
+    }
+
+    /** A hop-0 directed-route SubnGet of {@code attr} as smpquery -D sends it. */
+    static byte[] drGet(int agentId, boolean withPkey, int attr, int mod, long tid) {
+        int hdr = UmadHeader.size(withPkey);
+        byte[] b = new byte[hdr + Mads.SIZE];
+        UmadHeader h = new UmadHeader(agentId, 0, 100, 0, 0, 0, 0, 0xffff, 0, 0, false, 0, 0, 0, new byte[16], 0, 0);
+        System.arraycopy(h.encode(withPkey), 0, b, 0, hdr);
+        b[hdr] = 1;
+        b[hdr + 1] = (byte) Mads.CLASS_SUBN_DIRECTED_ROUTE;
+        b[hdr + 2] = 1;
+        b[hdr + 3] = (byte) Mads.METHOD_GET;
+        byte[] mad = Arrays.copyOfRange(b, hdr, b.length);
+        Mads.setTid(mad, tid);
+        mad[16] = (byte) (attr >>> 8);
+        mad[17] = (byte) attr;
+        mad[20] = (byte) (mod >>> 24);
+        mad[21] = (byte) (mod >>> 16);
+        mad[22] = (byte) (mod >>> 8);
+        mad[23] = (byte) mod;
+        mad[32] = (byte) 0xff;
+        mad[33] = (byte) 0xff;
+        mad[34] = (byte) 0xff;
+        mad[35] = (byte) 0xff;
+        System.arraycopy(mad, 0, b, hdr, mad.length);
+        return b;
+    }
+
+    @Test
+    void agentIdsAreTheLowestFreeSlotUpTo32() throws Errno {
+        UmadFile f = open();
+        for (int i = 0; i < UmadFile.MAX_AGENTS; i++) {
+            assertEquals(i, register(f, regReq(1, 0, 0)));
+        }
+        assertEquals(Errno.ENOMEM, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0, 0))));
+        byte[] id5 = new byte[4];
+        id5[0] = 5;
+        f.ioctl(TestCaller.INSTANCE, AgentRequest.UNREGISTER_AGENT, id5);
+        assertEquals(5, register(f, regReq(1, 0, 0)));
+        f.release();
+    }
+
+    @Test
+    void registrationChecksFollowTheKernelsOrder() throws Errno {
+        UmadFile f = open();
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(2, 0x81, 1, 1))));
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0x81, 1, 1))));
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(0, 0x04, 1, 1))));
+        IoctlResult bad = f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT2, regReq2(1, 0x04, 1, 0x6, 0));
+        assertEquals(Errno.EINVAL, bad.errno());
+        assertEquals(AgentRequest.FLAGS_CAP, AgentRequest.V2.FLAGS.get(bad.out(), 0));
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT2, regReq2(1, 0x30, 1, 0, 0x01000000))));
+        byte[] outOfRange = {32, 0, 0, 0};
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.UNREGISTER_AGENT, outOfRange)));
+        assertEquals(Errno.ENOTTY, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, 0x1b09, new byte[0])));
+        f.release();
+    }
+
+    @Test
+    void aMethodTakenOnThePortIsRefusedUntilItsFileCloses() throws Errno {
+        UmadFile a = open();
+        UmadFile b = open();
+        register(a, regReq(1, 0x04, 1, Mads.METHOD_GET));
+        assertEquals(Errno.EINVAL, errnoOf(() -> b.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0x04, 1, Mads.METHOD_GET))));
+        register(b, regReq(1, 0x04, 1, Mads.METHOD_SET));
+        a.release();
+        register(b, regReq(1, 0x04, 1, Mads.METHOD_GET));
+        b.release();
+    }
+
+    @Test
+    void enablePkeyOnlyBeforeTheFirstRegistration() throws Errno {
+        UmadFile f = open();
+        f.ioctl(TestCaller.INSTANCE, AgentRequest.ENABLE_PKEY, new byte[0]);
+        register(f, regReq(0, 0x81, 1));
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.ENABLE_PKEY, new byte[0])));
+        f.release();
+    }
+
+    @Test
+    void writeRules() throws Errno {
+        UmadFile f = open();
+        int id = register(f, regReq(0, 0x81, 1));
+        byte[] get = drGet(id, false, 0x0011, 0, 7);
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(get, 0, 56 + 35), 0)));
+        byte[] badId = get.clone();
+        badId[0] = 32;
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(badId), 0)));
+        byte[] notMine = get.clone();
+        notMine[0] = 3;
+        assertEquals(Errno.EIO, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(notMine), 0)));
+        byte[] tooLong = Arrays.copyOf(get, get.length + 8);
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(tooLong), 0)));
+        f.release();
+    }
+
+    @Test
+    void hopZeroNodeInfoIsAnsweredByTheLocalSma() throws Errno {
+        UmadFile f = open();
+        int id = register(f, regReq(0, 0x81, 1));
+        assertEquals(Poll.OUT | Poll.WRNORM, f.poll(TestCaller.INSTANCE, null));
+        byte[] get = drGet(id, false, 0x0011, 0, 0x1234);
+        assertEquals(get.length, f.write(TestCaller.INSTANCE, ByteBuffer.wrap(get), 0));
+        assertTrue((f.poll(TestCaller.INSTANCE, null) & Poll.IN) != 0);
+        assertEquals(Errno.EINVAL, f.read(TestCaller.read(56 + 100, false)).errno(), "too small for one MAD");
+        ReadResult r = f.read(TestCaller.read(1024, false));
+        assertFalse(r.failed());
+        byte[] out = r.data();
+        assertEquals(56 + 256, out.length);
+        UmadHeader h = UmadHeader.decode(out, false);
+        assertEquals(id, h.id());
+        assertEquals(56 + 256, h.length());
+        assertEquals(0xffff, h.lid());
+        byte[] mad = Arrays.copyOfRange(out, 56, out.length);
+        assertEquals(Mads.METHOD_GET_RESP, Mads.method(mad));
+        assertEquals(Mads.DR_DIRECTION, Mads.status(mad));
+        assertEquals(0x1234, Mads.tid(mad) & 0xffffffffL);
+        assertEquals(1, mad[64 + 2], "NodeType CA");
+        long guid = ByteBuffer.wrap(mad, 64 + 12, 8).getLong();
+        assertEquals(hca.guid(), guid);
+        assertEquals(Errno.EAGAIN, errnoOf(() -> f.read(TestCaller.read(1024, true))));
+        f.release();
+    }
+
+    @Test
+    void aRequestWithNoAnswerComesBackTimedOut() throws Exception {
+        UmadFile f = open();
+        int id = register(f, regReq(1, 0, 0));
+        byte[] b = new byte[56 + 256];
+        UmadHeader h = new UmadHeader(id, 0, 30, 1, 0, 1, 0x80010000, 0x5555, 0, 0, false, 0, 0, 0, new byte[16], 0, 0);
+        System.arraycopy(h.encode(false), 0, b, 0, 56);
+        b[56] = 1;
+        b[57] = 0x04;
+        b[58] = 1;
+        b[59] = 1;
+        b[56 + 15] = 9;
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(b), 0);
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(b), 0)), "duplicate TID");
+        long start = System.nanoTime();
+        ReadResult r = f.read(TestCaller.read(1024, false));
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(ms >= 50, "two tries of 30 ms, took " + ms);
+        assertEquals(56 + 24, r.data().length);
+        UmadHeader back = UmadHeader.decode(r.data(), false);
+        assertEquals(Errno.ETIMEDOUT, back.status());
+        assertEquals(9, Mads.tid(Arrays.copyOfRange(r.data(), 56, 80)) & 0xffffffffL);
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(b), 0);
+        f.release();
+    }
+
+    @Test
+    void theNewHeaderCarriesPkeyIndex() throws Errno {
+        UmadFile f = open();
+        IoctlResult r = f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT2, regReq2(0, 0x81, 1, 0, 0));
+        int id = (int) AgentRequest.V2.ID.get(r.out(), 0);
+        byte[] get = drGet(id, true, 0x0011, 0, 1);
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(get), 0);
+        ReadResult out = f.read(TestCaller.read(64 + 256, false));
+        assertEquals(64 + 256, out.data().length);
+        assertEquals(64 + 256, UmadHeader.decode(out.data(), true).length());
+        assertArrayEquals(new byte[] {(byte) 0x81}, new byte[] {out.data()[64 + 3]});
+        f.release();
+    }
+}
