@@ -1,0 +1,517 @@
+package io.ibemu.emulator.fabric;
+
+import io.ibemu.emulator.mad.PortCounters;
+import io.ibemu.emulator.mad.PortCountersExtended;
+import io.ibemu.emulator.mad.PortInfo;
+import io.ibemu.emulator.topology.LinkSpeed;
+import io.ibemu.emulator.topology.LinkWidth;
+import io.ibemu.emulator.topology.NodeType;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * One port of a node: its cable, its link state and the PortInfo, P_Key, GUIDInfo, SLtoVL and
+ * VLArbitration state its SMA serves, and its PMA counters. The accessors read live values
+ * without the lock; every change happens under {@link Fabric#lock()} (the public mutators take
+ * it themselves). For a switch, port 0 is the management port (LID, M_Key, SM fields, GUIDs);
+ * its external ports carry those fields as zero, as the spec reserves them there.
+ */
+public final class Port {
+    /** The counters a port keeps, in PortCounters CounterSelect bit order, then the rest. */
+    public enum Counter {
+        SYMBOL_ERRORS(16), LINK_ERROR_RECOVERY(8), LINK_DOWNED(8), RCV_ERRORS(16), RCV_REMOTE_PHYSICAL_ERRORS(16),
+        RCV_SWITCH_RELAY_ERRORS(16), XMIT_DISCARDS(16), XMIT_CONSTRAINT_ERRORS(8), RCV_CONSTRAINT_ERRORS(8),
+        LOCAL_LINK_INTEGRITY_ERRORS(4), EXCESSIVE_BUFFER_OVERRUN_ERRORS(4), VL15_DROPPED(16),
+        /** In units of 4 octets, as PortXmitData counts (IBA 16.1.3.5). */
+        XMIT_DATA(32),
+        RCV_DATA(32), XMIT_PKTS(32), RCV_PKTS(32), XMIT_WAIT(32),
+        UNICAST_XMIT_PKTS(64), UNICAST_RCV_PKTS(64), MULTICAST_XMIT_PKTS(64), MULTICAST_RCV_PKTS(64);
+
+        private final int portCountersWidth;
+
+        Counter(int portCountersWidth) {
+            this.portCountersWidth = portCountersWidth;
+        }
+
+        /** The width PortCounters reports it in, saturating there (64: only in PortCountersExtended). */
+        public int portCountersWidth() {
+            return portCountersWidth;
+        }
+    }
+
+    /** PortCountersExtended CounterSelect bit i clears this counter (IBA 16.1.4.11). */
+    static final Counter[] EXTENDED_SELECT = {Counter.XMIT_DATA, Counter.RCV_DATA, Counter.XMIT_PKTS,
+        Counter.RCV_PKTS, Counter.UNICAST_XMIT_PKTS, Counter.UNICAST_RCV_PKTS, Counter.MULTICAST_XMIT_PKTS,
+        Counter.MULTICAST_RCV_PKTS};
+
+    /** GID prefix before an SM sets one: the link-local fe80::/64 (IBA 4.1.1). */
+    static final long DEFAULT_SUBNET_PREFIX = 0xFE80000000000000L;
+    static final int GUID_CAP = 8;
+    static final int PARTITION_CAP = 64;
+    static final int DEFAULT_PKEY = 0xFFFF;
+    static final int MTU_4096 = 5;
+    /** VL0-7, as ibsim's ports and ConnectX report. */
+    static final int VL_CAP = 4;
+    static final int VL_ARBITRATION_CAP = 8;
+    /** ConnectX/qib-like: traps, APM, SL mapping, system image GUID, CM, vendor classes,
+     *  capability-mask notices, client reregistration. */
+    static final int CA_CAPABILITY_MASK = PortInfo.CAP_HAS_TRAP | PortInfo.CAP_HAS_AUTOMATIC_MIGRATION
+            | PortInfo.CAP_HAS_SL_MAP | PortInfo.CAP_HAS_SYSTEM_IMAGE_GUID | PortInfo.CAP_HAS_COMMUNICATION_MANAGEMENT
+            | PortInfo.CAP_HAS_VENDOR_CLASS | PortInfo.CAP_HAS_CAPABILITY_MASK_NOTICE
+            | PortInfo.CAP_HAS_CLIENT_REREGISTRATION;
+    static final int SWITCH_PORT0_CAPABILITY_MASK = PortInfo.CAP_HAS_TRAP | PortInfo.CAP_HAS_SL_MAP
+            | PortInfo.CAP_HAS_SYSTEM_IMAGE_GUID | PortInfo.CAP_HAS_VENDOR_CLASS
+            | PortInfo.CAP_HAS_CAPABILITY_MASK_NOTICE;
+
+    private final Node node;
+    private final int number;
+    private final long guid;
+    private Port peer;
+    private LinkWidth trainedWidth = LinkWidth.X4;
+    private LinkSpeed trainedSpeed = LinkSpeed.QDR;
+
+    // link
+    volatile PortState state = PortState.DOWN;
+    volatile PhysPortState physicalState = PhysPortState.POLLING;
+    volatile LinkWidth activeWidth = LinkWidth.X1;
+    volatile LinkSpeed activeSpeed = LinkSpeed.SDR;
+    volatile int linkWidthSupported;
+    volatile int linkWidthEnabled;
+    volatile int linkSpeedSupported = 7;
+    volatile int linkSpeedEnabled = 7;
+    volatile int linkSpeedExtSupported;
+    volatile int linkSpeedExtEnabled;
+    volatile int linkDownDefaultState = PhysPortState.POLLING.code();
+
+    // subnet management
+    volatile long mKey;
+    volatile int mKeyProtectBits;
+    volatile int mKeyLeasePeriod;
+    volatile long subnetPrefix = DEFAULT_SUBNET_PREFIX;
+    volatile int lid;
+    volatile int lmc;
+    volatile int smLid;
+    volatile int smSl;
+    volatile int capabilityMask;
+    volatile int capabilityMask2;
+    volatile int neighborMtu = MTU_4096;
+    volatile int operationalVls = VL_CAP;
+    volatile int vlHighLimit;
+    volatile int hoqLife;
+    volatile int vlStallCount;
+    volatile int subnetTimeout;
+    volatile int localPhyErrorsThreshold;
+    volatile int overrunErrorsThreshold;
+    volatile int mKeyViolations;
+    volatile int pKeyViolations;
+    volatile int qKeyViolations;
+    volatile boolean partitionEnforcementInbound;
+    volatile boolean partitionEnforcementOutbound;
+    volatile boolean filterRawInbound;
+    volatile boolean filterRawOutbound;
+
+    // tables, replaced whole on change so readers see a consistent copy
+    volatile int[] pkeys;
+    volatile long[] guids;
+    volatile int[] slToVl = new int[16];
+    /** VLArbitration entries: vl << 8 | weight, 32 each. */
+    volatile int[] vlArbitrationLow = new int[32];
+    volatile int[] vlArbitrationHigh = new int[32];
+
+    private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+
+    Port(Node node, int number, long guid) {
+        this.node = node;
+        this.number = number;
+        this.guid = guid;
+        boolean managed = isManaged();
+        pkeys = new int[PARTITION_CAP];
+        pkeys[0] = DEFAULT_PKEY;
+        guids = managed ? new long[GUID_CAP] : new long[0];
+        if (managed) {
+            guids[0] = guid;
+        }
+        for (int i = 0; i < 8; i++) {
+            vlArbitrationLow[i] = i << 8 | 4;
+            vlArbitrationHigh[i] = i << 8;
+        }
+        linkWidthSupported = LinkWidth.X1.code() | LinkWidth.X4.code();
+        linkWidthEnabled = linkWidthSupported;
+        capabilities();
+        if (node.type() == NodeType.SWITCH && number == 0) {
+            // the management port is always up (ibsim's smaport; IBA 14.2.5.6 for base port 0)
+            state = PortState.ACTIVE;
+            physicalState = PhysPortState.LINK_UP;
+            activeWidth = LinkWidth.X4;
+            activeSpeed = LinkSpeed.SDR;
+        }
+    }
+
+    /** Attaches the cable; called while the fabric is built. */
+    void cable(Port other, LinkWidth width, LinkSpeed speed) {
+        peer = other;
+        trainedWidth = width;
+        trainedSpeed = speed;
+        linkWidthSupported |= width.code();
+        linkWidthEnabled = linkWidthSupported;
+        linkSpeedExtSupported = speed.isExtended() ? (speed.linkSpeedExtActive() << 1) - 1 : 0;
+        linkSpeedExtEnabled = linkSpeedExtSupported;
+        capabilities();
+        if (node.type() == NodeType.SWITCH) {
+            // tools read a switch's speed capabilities from port 0 (ibnetdiscover out_switch_port)
+            Port port0 = node.port(0);
+            port0.linkSpeedExtSupported |= linkSpeedExtSupported;
+            port0.linkSpeedExtEnabled = port0.linkSpeedExtSupported;
+            port0.linkWidthSupported |= linkWidthSupported;
+            port0.linkWidthEnabled = port0.linkWidthSupported;
+            port0.capabilities();
+        }
+    }
+
+    private void capabilities() {
+        int cap2 = 0;
+        if ((linkWidthSupported & LinkWidth.X2.code()) != 0) {
+            cap2 |= PortInfo.CAP2_IS_LINK_WIDTH_2X_SUPPORTED;
+        }
+        if ((linkSpeedExtSupported & LinkSpeed.HDR.linkSpeedExtActive()) != 0) {
+            cap2 |= PortInfo.CAP2_IS_LINK_SPEED_HDR_SUPPORTED;
+        }
+        if ((linkSpeedExtSupported & LinkSpeed.NDR.linkSpeedExtActive()) != 0) {
+            cap2 |= PortInfo.CAP2_IS_LINK_SPEED_NDR_SUPPORTED;
+        }
+        int cap = switch (node.type()) {
+            case SWITCH -> number == 0 ? SWITCH_PORT0_CAPABILITY_MASK : 0;
+            default -> CA_CAPABILITY_MASK;
+        };
+        if (cap != 0 && linkSpeedExtSupported != 0) {
+            cap |= PortInfo.CAP_HAS_EXTENDED_SPEEDS;
+        }
+        if (cap != 0 && cap2 != 0) {
+            cap |= PortInfo.CAP_HAS_CAPABILITY_MASK2;
+        }
+        capabilityMask = cap;
+        capabilityMask2 = cap != 0 ? cap2 : 0;
+    }
+
+    public Node node() {
+        return node;
+    }
+
+    public int number() {
+        return number;
+    }
+
+    public long guid() {
+        return guid;
+    }
+
+    /** The port at the other end of the cable, whatever the link's state. */
+    public Optional<Port> peer() {
+        return Optional.ofNullable(peer);
+    }
+
+    public PortState state() {
+        return state;
+    }
+
+    public PhysPortState physicalState() {
+        return physicalState;
+    }
+
+    public int lid() {
+        return lid;
+    }
+
+    public int lmc() {
+        return lmc;
+    }
+
+    public int smLid() {
+        return smLid;
+    }
+
+    public int smSl() {
+        return smSl;
+    }
+
+    public int capabilityMask() {
+        return capabilityMask;
+    }
+
+    public long subnetPrefix() {
+        return subnetPrefix;
+    }
+
+    public LinkWidth activeWidth() {
+        return activeWidth;
+    }
+
+    public LinkSpeed activeSpeed() {
+        return activeSpeed;
+    }
+
+    /** The P_Key table (PartitionCap entries, index 0 first). */
+    public int[] pkeys() {
+        return pkeys.clone();
+    }
+
+    /** The GUIDInfo table, [0] = the port GUID; a switch's external ports have only their GUID. */
+    public long[] guids() {
+        return isManaged() ? guids.clone() : new long[] {guid};
+    }
+
+    /** The port's own PortInfo, as its SMA would answer a Get arriving on it. */
+    public PortInfo portInfo() {
+        return portInfo(number, false);
+    }
+
+    /** IBA 14.2.5.6: ports that hold LID, M_Key and SM fields (CA and router ports, switch port 0). */
+    boolean isManaged() {
+        return node.type() != NodeType.SWITCH || number == 0;
+    }
+
+    /**
+     * Sets then clears CapabilityMask bits (ib_modify_port's set/clear masks, in that order), as
+     * opening issm sets IsSM (0x2, IB_PORT_CAP_IS_SM).
+     */
+    public void setCapabilityBits(int set, int clear) {
+        synchronized (node.fabric().lock()) {
+            int before = capabilityMask;
+            int after = (before | set) & ~clear;
+            if (after != before) {
+                capabilityMask = after;
+                node.fabric().fire(new PortEvent(this, PortEvent.Kind.CAPABILITY_MASK_CHANGE));
+            }
+        }
+    }
+
+    /** One packet of {@code octets} (headers through ICRC) sent, unicast. */
+    public void countTransmit(int octets) {
+        countTransmit(octets, false);
+    }
+
+    public void countTransmit(int octets, boolean multicast) {
+        count(Counter.XMIT_DATA, words(octets));
+        count(Counter.XMIT_PKTS, 1);
+        count(multicast ? Counter.MULTICAST_XMIT_PKTS : Counter.UNICAST_XMIT_PKTS, 1);
+    }
+
+    /** One packet of {@code octets} received, unicast. */
+    public void countReceive(int octets) {
+        countReceive(octets, false);
+    }
+
+    public void countReceive(int octets, boolean multicast) {
+        count(Counter.RCV_DATA, words(octets));
+        count(Counter.RCV_PKTS, 1);
+        count(multicast ? Counter.MULTICAST_RCV_PKTS : Counter.UNICAST_RCV_PKTS, 1);
+    }
+
+    /** Adds to a counter (errors, waits); thread-safe. */
+    public void count(Counter counter, long n) {
+        counters.addAndGet(counter.ordinal(), n);
+    }
+
+    /** A counter's full value since power-on or its last clear. */
+    public long counter(Counter counter) {
+        return counters.get(counter.ordinal());
+    }
+
+    void clear(Counter counter) {
+        counters.set(counter.ordinal(), 0);
+    }
+
+    /** The data counters count 4-octet words (IBA 16.1.3.5 PortXmitData). */
+    private static long words(int octets) {
+        return (octets + 3L) >>> 2;
+    }
+
+    /** A snapshot as PmaGet(PortCounters) reports it: each counter saturated at its width. */
+    public PortCounters counters() {
+        return Pma.portCounters(number, rawCounters());
+    }
+
+    /** A snapshot as PmaGet(PortCountersExtended) reports it. */
+    public PortCountersExtended countersExtended() {
+        return Pma.portCountersExtended(number, rawCounters());
+    }
+
+    long[] rawCounters() {
+        long[] raw = new long[counters.length()];
+        for (int i = 0; i < raw.length; i++) {
+            raw[i] = counters.get(i);
+        }
+        return raw;
+    }
+
+    /** PortInfo as the SMA answers a Get that arrived on {@code localPortNum}. */
+    PortInfo portInfo(int localPortNum, boolean hideMKey) {
+        boolean managed = isManaged();
+        boolean ext = linkSpeedExtSupported != 0;
+        return new PortInfo(
+                managed && !hideMKey ? mKey : 0,
+                managed ? subnetPrefix : 0,
+                managed ? lid : 0,
+                managed ? smLid : 0,
+                capabilityMask,
+                0, // DiagCode: healthy
+                managed ? mKeyLeasePeriod : 0,
+                localPortNum,
+                linkWidthEnabled,
+                linkWidthSupported,
+                activeWidth.code(),
+                linkSpeedSupported,
+                state.code(),
+                physicalState.code(),
+                linkDownDefaultState,
+                managed ? mKeyProtectBits : 0,
+                managed ? lmc : 0,
+                activeSpeed.linkSpeedActive(),
+                linkSpeedEnabled,
+                neighborMtu,
+                managed ? smSl : 0,
+                VL_CAP,
+                0, // InitType
+                vlHighLimit,
+                VL_ARBITRATION_CAP,
+                VL_ARBITRATION_CAP,
+                0, // InitTypeReply
+                MTU_4096,
+                vlStallCount,
+                hoqLife,
+                operationalVls,
+                partitionEnforcementInbound,
+                partitionEnforcementOutbound,
+                filterRawInbound,
+                filterRawOutbound,
+                managed ? mKeyViolations : 0,
+                pKeyViolations,
+                qKeyViolations,
+                managed ? GUID_CAP : 0,
+                false, // ClientReregister reads as 0; a Set's response echoes it (Sma)
+                0,
+                managed ? subnetTimeout : 0,
+                managed ? 3 : 0, // RespTimeValue: 4.096 us * 2^3, as qib reports
+                localPhyErrorsThreshold,
+                overrunErrorsThreshold,
+                0,
+                0,
+                capabilityMask2,
+                ext ? activeSpeed.linkSpeedExtActive() : 0,
+                linkSpeedExtSupported,
+                linkSpeedExtEnabled);
+    }
+
+    // ---- link state machine (IBA 7.2, 5.5), under the fabric lock ----
+
+    /** Whether this end lets a link train (not Disabled, not Sleep). */
+    private boolean trainable() {
+        return physicalState != PhysPortState.DISABLED && physicalState != PhysPortState.SLEEP;
+    }
+
+    /** Both ends train: LinkUp, and Init for a port that was Down; otherwise both go Down. */
+    void train() {
+        if (!isCableEnd()) {
+            return;
+        }
+        if (peer != null && trainable() && peer.trainable()) {
+            up();
+            peer.up();
+        } else {
+            down(trainable() ? PhysPortState.POLLING : physicalState);
+            if (peer != null) {
+                peer.down(peer.trainable() ? PhysPortState.POLLING : peer.physicalState);
+            }
+        }
+    }
+
+    /** The link goes down and trains again (PortState set to Down: IBA 7.2.6). */
+    void bounce() {
+        if (!isCableEnd()) {
+            return;
+        }
+        down(physicalState == PhysPortState.LINK_UP ? PhysPortState.POLLING : physicalState);
+        if (peer != null) {
+            peer.down(peer.physicalState == PhysPortState.LINK_UP ? PhysPortState.POLLING : peer.physicalState);
+        }
+        train();
+    }
+
+    /** PortPhysicalState set to Disabled or Polling. */
+    void setPhysical(PhysPortState wanted) {
+        if (!isCableEnd()) {
+            return;
+        }
+        if (wanted == PhysPortState.DISABLED) {
+            down(PhysPortState.DISABLED);
+            if (peer != null) {
+                peer.down(peer.trainable() ? PhysPortState.POLLING : peer.physicalState);
+            }
+        } else {
+            down(PhysPortState.POLLING);
+            train();
+        }
+    }
+
+    void arm() {
+        state = PortState.ARMED;
+    }
+
+    void activate() {
+        if (state != PortState.ACTIVE) {
+            state = PortState.ACTIVE;
+            node.fabric().fire(new PortEvent(this, PortEvent.Kind.PORT_ACTIVE));
+        }
+    }
+
+    private boolean isCableEnd() {
+        return !(node.type() == NodeType.SWITCH && number == 0);
+    }
+
+    private void up() {
+        if (physicalState != PhysPortState.LINK_UP) {
+            node.portStateChanged();
+        }
+        physicalState = PhysPortState.LINK_UP;
+        activeWidth = trainedWidth;
+        activeSpeed = trainedSpeed;
+        if (state == PortState.DOWN) {
+            state = PortState.INIT;
+        }
+    }
+
+    private void down(PhysPortState phys) {
+        PortState was = state;
+        if (physicalState == PhysPortState.LINK_UP) {
+            node.portStateChanged();
+        }
+        physicalState = phys;
+        activeWidth = LinkWidth.X1;
+        activeSpeed = LinkSpeed.SDR;
+        if (was != PortState.DOWN) {
+            state = PortState.DOWN;
+            count(Counter.LINK_DOWNED, 1);
+            node.fabric().fire(new PortEvent(this, PortEvent.Kind.PORT_ERROR));
+        }
+    }
+
+    void setPkeys(int[] table) {
+        if (!Arrays.equals(table, pkeys)) {
+            pkeys = table;
+            node.fabric().fire(new PortEvent(this, PortEvent.Kind.PKEY_CHANGE));
+        }
+    }
+
+    void setGuids(long[] table) {
+        if (!Arrays.equals(table, guids)) {
+            guids = table;
+            node.fabric().fire(new PortEvent(this, PortEvent.Kind.GID_CHANGE));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return node.id() + "[" + number + "]";
+    }
+}
