@@ -132,7 +132,10 @@ public final class MadPort {
         }
         Optional<byte[]> reply = node().process(port.number(), mad.clone());
         if (reply.isPresent()) {
-            respond(d, reply.get());
+            // An empty reply is IB_MAD_RESULT_CONSUMED: the SMA dropped it (an M_Key violation).
+            if (reply.get().length > 0) {
+                respond(d, reply.get());
+            }
             return;
         }
         ReceivedMad received = new ReceivedMad(mad.clone(), d.slid(), d.sl(), d.pathBits(), d.srcQp(), pkeyIndex(d.pkey()));
@@ -183,7 +186,7 @@ public final class MadPort {
         ReceivedMad as = new ReceivedMad(null, Smp.drSlid(mad), 0, 0, 0, s.pkeyIndex);
         Optional<byte[]> reply = node().process(port.number(), mad.clone());
         if (reply.isPresent()) {
-            if (Mads.isResponse(reply.get())) {
+            if (reply.get().length > 0 && Mads.isResponse(reply.get())) {
                 s.agent.client().received(s.agent, withMessage(as, reply.get()));
             }
         } else {

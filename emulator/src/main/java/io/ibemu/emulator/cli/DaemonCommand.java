@@ -42,6 +42,11 @@ final class DaemonCommand implements Callable<Integer> {
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity));
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
+            // FUSE loops run on daemon threads: this thread keeps the JVM up until SIGTERM.
+            new java.util.concurrent.CountDownLatch(1).await();
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return 0;
         } catch (Daemon.StartFailure e) {
             Daemon.reportFailure(state, e.getMessage());
