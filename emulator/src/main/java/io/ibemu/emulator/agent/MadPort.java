@@ -99,6 +99,9 @@ public final class MadPort {
      */
     public void post(SendRequest s) throws Errno {
         byte[] mad = s.message;
+        if (!Mads.isRmppClass(Mads.mgmtClass(mad)) && s.agent.rmppVersion() != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
         if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
             int permissiveEnd = Smp.direction(mad) ? Smp.drDlid(mad) : Smp.drSlid(mad);
             if (permissiveEnd == Mads.PERMISSIVE_LID && !Smi.send(mad, isSwitch(), port.number())) {
