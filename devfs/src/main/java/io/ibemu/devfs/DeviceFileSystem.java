@@ -197,7 +197,25 @@ final class DeviceFileSystem extends FuseStubFS {
         }
     }
 
+    /** One whole read(2) or write(2) as the device sees it. */
+    private interface Syscall {
+        int run(OpenFile file, RequestCaller caller, Pointer buf, int size, long offset, int flags) throws Errno;
+    }
+
+    private final Syscall readSyscall = this::readSyscall;
+    private final Syscall writeSyscall = this::writeSyscall;
+
     private int read(Pointer buf, long requestSize, long offset, Pointer fi) {
+        return transfer("read", false, buf, requestSize, offset, fi, readSyscall);
+    }
+
+    private int write(Pointer buf, long requestSize, long offset, Pointer fi) {
+        return transfer("write", true, buf, requestSize, offset, fi, writeSyscall);
+    }
+
+    /** A FUSE READ or WRITE: the next piece of a syscall FUSE split, or a new syscall. */
+    private int transfer(String what, boolean write, Pointer buf, long requestSize, long offset, Pointer fi,
+                         Syscall whole) {
         try {
             OpenFile file = handles.get(fi.getLong(FI_FH));
             if (file == null) {
@@ -206,15 +224,15 @@ final class DeviceFileSystem extends FuseStubFS {
             int size = (int) requestSize;
             long context = Fuse2.context();
             int tid = Fuse2.tid(context);
-            SplitSyscall split = file.takeSplit(tid, false);
+            SplitSyscall split = file.takeSplit(tid, write);
             if (split != null && split.follows(offset, size)) {
-                return nextPiece(file, split, buf, size);
+                return nextPiece(file, split, write ? null : buf, size);
             }
-            return readSyscall(file, RequestCaller.current(context, this), buf, size, offset, fi.getInt(FI_FLAGS));
+            return whole.run(file, RequestCaller.current(context, this), buf, size, offset, fi.getInt(FI_FLAGS));
         } catch (Errno e) {
             return -errno(e.code());
         } catch (Throwable t) {
-            return failed("read", t);
+            return failed(what, t);
         }
     }
 
@@ -254,27 +272,6 @@ final class DeviceFileSystem extends FuseStubFS {
         }
         int length = (int) Math.min(data.length, Math.min(count, read.count()));
         ProcessMemory.write(caller.tid(), read.buffer(), data, 0, length);
-    }
-
-    private int write(Pointer buf, long requestSize, long offset, Pointer fi) {
-        try {
-            OpenFile file = handles.get(fi.getLong(FI_FH));
-            if (file == null) {
-                return -Errno.EBADF;
-            }
-            int size = (int) requestSize;
-            long context = Fuse2.context();
-            int tid = Fuse2.tid(context);
-            SplitSyscall split = file.takeSplit(tid, true);
-            if (split != null && split.follows(offset, size)) {
-                return nextPiece(file, split, null, size);
-            }
-            return writeSyscall(file, RequestCaller.current(context, this), buf, size, offset, fi.getInt(FI_FLAGS));
-        } catch (Errno e) {
-            return -errno(e.code());
-        } catch (Throwable t) {
-            return failed("write", t);
-        }
     }
 
     private int writeSyscall(OpenFile file, RequestCaller caller, Pointer buf, int size, long offset, int flags)
