@@ -173,6 +173,12 @@ final class Daemon implements AutoCloseable {
             while (Files.exists(SYS_PCI_ROOT.resolve(pciSlot(slot)))) {
                 slot++;
             }
+            for (LocalHca other : hcas) {
+                if (other.name().equals(identity.name())) {
+                    throw new StartFailure("identity file: device name '" + identity.name()
+                            + "' is given to two local HCAs; give each its own name");
+                }
+            }
             hcas.add(new LocalHca(i, node, identity, pciSlot(slot++), minor));
             minor += node.portCount();
         }

@@ -36,7 +36,6 @@ import java.util.Map;
  */
 final class UmadFile implements DeviceFile, MadAgentClient {
     static final int MAX_AGENTS = 32;
-    private static final int ETIMEDOUT = Errno.ETIMEDOUT;
     /** How often a blocked read looks whether its caller was signalled. */
     private static final long INTERRUPT_POLL_MS = 20;
 
@@ -292,7 +291,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         if (status == SendStatus.RESPONSE_TIMEOUT) {
             int id = idOf(agent);
             if (id >= 0) {
-                enqueue(new UmadPacket(packet.header().withId(id).withStatus(ETIMEDOUT),
+                enqueue(new UmadPacket(packet.header().withId(id).withStatus(Errno.ETIMEDOUT),
                         Arrays.copyOf(packet.data(), Mads.HEADER), false));
             }
         }
