@@ -313,6 +313,14 @@ public final class Port {
         counters.addAndGet(counter.ordinal(), n);
     }
 
+    /**
+     * Whether the packet carrying {@code mad} is lost as it leaves this port (a drop rate set
+     * with the control command; none by default). Called by the wire with the fabric lock held.
+     */
+    public boolean dropsOutgoing(byte[] mad) {
+        return false;
+    }
+
     /** A counter's full value since power-on or its last clear. */
     public long counter(Counter counter) {
         return counters.get(counter.ordinal());
