@@ -156,10 +156,12 @@ public final class Node {
         return switchTables == null ? 0xFF : switchTables.route(lid);
     }
 
-    void portStateChanged() {
+    /** A port's link went up or down: a switch flags it in SwitchInfo (IBA 14.2.5.4). */
+    void portStateChanged(Port port) {
         if (switchTables != null) {
             switchTables.portStateChange = true;
         }
+        fabric.fire(new PortEvent(port, PortEvent.Kind.LINK_STATE_CHANGE));
     }
 
     private static String truncate(String d) {

@@ -479,7 +479,7 @@ public final class Port {
 
     private void up() {
         if (physicalState != PhysPortState.LINK_UP) {
-            node.portStateChanged();
+            node.portStateChanged(this);
         }
         physicalState = PhysPortState.LINK_UP;
         activeWidth = trainedWidth;
@@ -492,7 +492,7 @@ public final class Port {
     private void down(PhysPortState phys) {
         PortState was = state;
         if (physicalState == PhysPortState.LINK_UP) {
-            node.portStateChanged();
+            node.portStateChanged(this);
         }
         physicalState = phys;
         activeWidth = LinkWidth.X1;

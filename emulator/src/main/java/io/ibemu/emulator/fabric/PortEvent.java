@@ -7,6 +7,8 @@ package io.ibemu.emulator.fabric;
  */
 public record PortEvent(Port port, Kind kind) {
     public enum Kind {
+        /** The physical link went to or from LinkUp (what a switch reports with trap 128). */
+        LINK_STATE_CHANGE,
         /** The port reached Active. */
         PORT_ACTIVE,
         /** The port left Active (or Armed/Init) for Down. */
