@@ -2,7 +2,6 @@ package io.ibemu.emulator.agent;
 
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Port;
-import io.ibemu.emulator.fabric.PortState;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -29,6 +28,7 @@ public final class MadLayer implements AutoCloseable {
     /** Datagrams sent but not yet delivered; drained by whoever sends first. */
     private final java.util.ArrayDeque<Runnable> wire = new java.util.ArrayDeque<>();
     private boolean draining;
+    private final Wire cables = new Wire(this);
 
     public MadLayer(Fabric fabric) {
         this.fabric = fabric;
@@ -82,18 +82,17 @@ public final class MadLayer implements AutoCloseable {
     }
 
     /**
-     * Puts a datagram on the wire at {@code from}. A LID-routed packet for the sending port's own
-     * LIDs loops back (SMPs in any linked state, other MADs only on an Active port); routes
-     * through switches arrive with the fabric issue, until then anything else is lost, as a
-     * packet with no route is on a real subnet.
+     * Puts a datagram on the wire at {@code from}: it crosses cables and switches as
+     * {@link Wire} and {@link SwitchRelay} rule, and is lost where the subnet has no route for
+     * it, as on a real one.
      */
     void transmit(Port from, Datagram d) {
-        wire.addLast(() -> deliver(from, d));
+        wire.addLast(() -> cables.send(from, d));
         if (draining) {
             return;
         }
-        // The first sender drains the wire: a chain of answers (RMPP windows, ACKs) runs as a
-        // loop here instead of recursing once per hop.
+        // The first sender drains the wire: a chain of answers (RMPP windows, ACKs, hops through
+        // switches) runs as a loop here instead of recursing once per hop.
         draining = true;
         try {
             Runnable next;
@@ -102,16 +101,6 @@ public final class MadLayer implements AutoCloseable {
             }
         } finally {
             draining = false;
-        }
-    }
-
-    private void deliver(Port from, Datagram d) {
-        int lid = from.lid();
-        boolean ownLid = lid != 0 && d.dlid() != Mads.PERMISSIVE_LID
-                && (d.dlid() >>> from.lmc()) == (lid >>> from.lmc());
-        boolean linkCarries = Mads.isSmp(d.mad()) ? from.state() != PortState.DOWN : from.state() == PortState.ACTIVE;
-        if (ownLid && linkCarries) {
-            port(from).receive(d);
         }
     }
 

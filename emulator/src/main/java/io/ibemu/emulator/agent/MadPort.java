@@ -127,17 +127,20 @@ public final class MadPort {
         }
     }
 
-    /** A MAD arriving on this port from the wire (ib_mad_recv_done). */
-    void receive(Datagram d) {
+    /**
+     * A MAD arriving from the wire (ib_mad_recv_done); {@code arrivalPort} is the physical port
+     * it came in on, which differs from this port only at a switch's management port 0.
+     */
+    void receive(Datagram d, int arrivalPort) {
         byte[] mad = d.mad();
         if (!valid(mad, d.destQp())) {
             return;
         }
-        Optional<byte[]> reply = node().process(port.number(), mad.clone());
+        Optional<byte[]> reply = node().process(arrivalPort, mad.clone());
         if (reply.isPresent()) {
             // An empty reply is IB_MAD_RESULT_CONSUMED: the SMA dropped it (an M_Key violation).
             if (reply.get().length > 0) {
-                respond(d, reply.get());
+                respond(d, reply.get(), arrivalPort);
             }
             return;
         }
@@ -153,7 +156,7 @@ public final class MadPort {
         if (agent != null) {
             toAgent(agent, received);
         } else if (Mads.method(mad) == Mads.METHOD_GET || Mads.method(mad) == Mads.METHOD_SET) {
-            respond(d, unmatchedResponse(mad));
+            respond(d, unmatchedResponse(mad), arrivalPort);
         }
     }
 
@@ -408,9 +411,19 @@ public final class MadPort {
                 s.remoteQkey, pkey(s.pkeyIndex), Arrays.copyOf(mad, Mads.SIZE)));
     }
 
-    /** agent_send_response: back to where the request came from, on the QP it came to. */
-    private void respond(Datagram request, byte[] reply) {
-        layer.transmit(port, new Datagram(port, port.lid(), request.slid(), request.sl(), 0, request.destQp(),
+    /**
+     * agent_send_response: back to where the request came from, on the QP it came to. A
+     * directed-route response takes the return path out of the port its request arrived on.
+     */
+    private void respond(Datagram request, byte[] reply, int arrivalPort) {
+        Port out = port;
+        if (Mads.mgmtClass(reply) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+            if (!Smi.send(reply, isSwitch(), arrivalPort)) {
+                return;
+            }
+            out = node().port(arrivalPort);
+        }
+        layer.transmit(out, new Datagram(out, port.lid(), request.slid(), request.sl(), 0, request.destQp(),
                 request.srcQp(), QKEY_GSI, request.pkey(), reply));
     }
 

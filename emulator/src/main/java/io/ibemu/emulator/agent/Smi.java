@@ -53,6 +53,91 @@ public final class Smi {
         return hopPtr == 0;
     }
 
+    /** What a node does with a directed-route SMP it has accepted (smi_check_forward_dr_smp). */
+    public enum Next {
+        /** Hand it to this node's SMA or SM. */
+        LOCAL,
+        /** The directed-route part ends here: it leaves LID-routed, or goes up to the SMA/SM. */
+        SEND,
+        /** An intermediate hop: a switch relays it on {@link #forwardPort}. */
+        FORWARD
+    }
+
+    /**
+     * __smi_handle_dr_smp_recv: an SMP that arrived on {@code port}. Records the arrival port in
+     * the return path on the way out, checks the next hop exists, and takes the hop pointer down
+     * to 0 when a response reaches a permissive DrSLID.
+     */
+    public static boolean receive(byte[] smp, boolean isSwitch, int port, int portCount) {
+        int hopPtr = Smp.hopPointer(smp);
+        int hopCnt = Smp.hopCount(smp);
+        if (hopCnt >= Smp.MAX_HOPS) {
+            return false;
+        }
+        if (!Smp.direction(smp)) {
+            if (hopCnt != 0 && hopPtr == 0) {
+                return false;
+            }
+            if (hopPtr != 0 && hopPtr < hopCnt) {
+                if (!isSwitch) {
+                    return false;
+                }
+                Smp.setReturnPath(smp, hopPtr, port);
+                return Smp.initialPath(smp, hopPtr + 1) <= portCount;
+            }
+            if (hopPtr == hopCnt) {
+                if (hopCnt != 0) {
+                    Smp.setReturnPath(smp, hopPtr, port);
+                }
+                return isSwitch || Smp.drDlid(smp) == Mads.PERMISSIVE_LID;
+            }
+            return hopPtr == hopCnt + 1;
+        }
+        if (hopCnt != 0 && hopPtr == hopCnt + 1) {
+            Smp.setHopPointer(smp, --hopPtr);
+            return Smp.returnPath(smp, hopPtr) == port;
+        }
+        if (2 <= hopPtr && hopPtr <= hopCnt) {
+            return isSwitch && Smp.returnPath(smp, hopPtr - 1) <= portCount;
+        }
+        if (hopPtr == 1) {
+            if (Smp.drSlid(smp) == Mads.PERMISSIVE_LID) {
+                Smp.setHopPointer(smp, 0);
+                return true;
+            }
+            return isSwitch;
+        }
+        return hopPtr == 0;
+    }
+
+    /** smi_check_forward_dr_smp: after {@link #receive}, where the SMP goes next. */
+    public static Next next(byte[] smp) {
+        int hopPtr = Smp.hopPointer(smp);
+        int hopCnt = Smp.hopCount(smp);
+        if (!Smp.direction(smp)) {
+            if (hopPtr != 0 && hopPtr < hopCnt) {
+                return Next.FORWARD;
+            }
+            if (hopPtr == hopCnt) {
+                return Smp.drDlid(smp) == Mads.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
+            }
+            return hopPtr == hopCnt + 1 ? Next.SEND : Next.LOCAL;
+        }
+        if (2 <= hopPtr && hopPtr <= hopCnt) {
+            return Next.FORWARD;
+        }
+        if (hopPtr == 1) {
+            return Smp.drSlid(smp) != Mads.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
+        }
+        return Next.LOCAL;
+    }
+
+    /** smi_get_fwd_port: the port a switch relays a {@link Next#FORWARD} SMP on. */
+    public static int forwardPort(byte[] smp) {
+        int hopPtr = Smp.hopPointer(smp);
+        return Smp.direction(smp) ? Smp.returnPath(smp, hopPtr - 1) : Smp.initialPath(smp, hopPtr + 1);
+    }
+
     /** smi_check_local_smp: an outgoing request whose path ends at the sending node itself. */
     public static boolean isLocal(byte[] smp) {
         return !Smp.direction(smp) && Smp.hopPointer(smp) == Smp.hopCount(smp) + 1;

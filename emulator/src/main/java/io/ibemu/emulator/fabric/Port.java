@@ -321,6 +321,28 @@ public final class Port {
         return false;
     }
 
+    /**
+     * The P_Key check of an arriving packet (IBA 10.9.3): the table holds the key's partition
+     * and at least one of the two is a full member. A switch's external ports check nothing.
+     */
+    public boolean acceptsPKey(int pkey) {
+        if (!isManaged()) {
+            return true;
+        }
+        int partition = pkey & 0x7FFF;
+        for (int entry : pkeys) {
+            if (partition != 0 && (entry & 0x7FFF) == partition && ((entry | pkey) & 0x8000) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A packet failed the P_Key check: PortInfo P_KeyViolations counts it, saturating. */
+    public void countPKeyViolation() {
+        pKeyViolations = Math.min(0xFFFF, pKeyViolations + 1);
+    }
+
     /** A counter's full value since power-on or its last clear. */
     public long counter(Counter counter) {
         return counters.get(counter.ordinal());

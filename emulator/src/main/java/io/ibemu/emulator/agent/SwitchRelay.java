@@ -1,0 +1,103 @@
+package io.ibemu.emulator.agent;
+
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
+
+/**
+ * What a switch does with a packet that reaches it (IBA 18.2.4): directed-route SMPs follow
+ * their initial or return path (smi.c's receive, forward and send rules, with the LID-routed
+ * parts at either end), every other packet goes out the port its LinearForwardingTable names
+ * for the DLID, and packets for the switch's own LID go to its management port 0.
+ */
+final class SwitchRelay {
+    private static final int NO_ROUTE = 0xFF;
+
+    private final MadLayer layer;
+    private final Wire wire;
+
+    SwitchRelay(MadLayer layer, Wire wire) {
+        this.layer = layer;
+        this.wire = wire;
+    }
+
+    /** A packet arriving on external port {@code in}. */
+    void arrive(Port in, Datagram d) {
+        Node sw = in.node();
+        byte[] mad = d.mad();
+        if (Mads.mgmtClass(mad) != Mads.CLASS_SUBN_DIRECTED_ROUTE || inLidRoutedPart(mad)) {
+            if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE && !Smp.direction(mad)
+                    && Wire.isOwnLid(sw.port(0), d.dlid())) {
+                startDirectedRoute(sw, d);
+            } else {
+                route(sw, in.number(), d);
+            }
+            return;
+        }
+        if (!Smi.receive(mad, true, in.number(), sw.portCount())) {
+            return;
+        }
+        switch (Smi.next(mad)) {
+            case FORWARD -> {
+                int out = Smi.forwardPort(mad);
+                if (out >= 1 && out <= sw.portCount() && Smi.send(mad, true, out)) {
+                    wire.cross(sw.port(out), d);
+                }
+            }
+            case SEND -> {
+                if (!Smi.send(mad, true, in.number())) {
+                    return;
+                }
+                if (Smp.direction(mad)) {
+                    // the return path ends here: the rest of the way to DrSLID is LID-routed
+                    route(sw, in.number(), readdressed(d, Smp.drSlid(mad)));
+                } else {
+                    wire.deliver(sw.port(0), d, in.number());
+                }
+            }
+            case LOCAL -> wire.deliver(sw.port(0), d, in.number());
+        }
+    }
+
+    /** An outgoing SMP still before its first hop, or a response already past its last one. */
+    private static boolean inLidRoutedPart(byte[] smp) {
+        return Smp.hopPointer(smp) == 0 && (Smp.direction(smp) || Smp.hopCount(smp) != 0);
+    }
+
+    /** The LID-routed head of a directed-route SMP reached the switch where its path starts. */
+    private void startDirectedRoute(Node sw, Datagram d) {
+        byte[] mad = d.mad();
+        int out = Smp.initialPath(mad, 1);
+        if (out >= 1 && out <= sw.portCount() && Smi.send(mad, true, out)) {
+            wire.cross(sw.port(out), d);
+        }
+    }
+
+    /**
+     * LID routing: to port 0 when the DLID is the switch's own (or permissive, for an SMP), else
+     * out the port the LinearForwardingTable gives. A packet with no valid route is discarded, as
+     * is one that would leave by the port it came in on.
+     */
+    void route(Node sw, int inPort, Datagram d) {
+        Port management = sw.port(0);
+        int dlid = d.dlid();
+        if (Wire.isOwnLid(management, dlid) || (dlid == Mads.PERMISSIVE_LID && Mads.isSmp(d.mad()))) {
+            wire.deliver(management, d, inPort);
+            return;
+        }
+        int out = sw.route(dlid);
+        if (out == 0) {
+            wire.deliver(management, d, inPort);
+        } else if (out == NO_ROUTE || out > sw.portCount() || out == inPort) {
+            if (inPort != 0) {
+                sw.port(inPort).count(Port.Counter.RCV_SWITCH_RELAY_ERRORS, 1);
+            }
+        } else {
+            wire.cross(sw.port(out), d);
+        }
+    }
+
+    private static Datagram readdressed(Datagram d, int dlid) {
+        return new Datagram(d.source(), d.slid(), dlid, d.sl(), d.pathBits(), d.srcQp(), d.destQp(), d.qkey(),
+                d.pkey(), d.mad());
+    }
+}

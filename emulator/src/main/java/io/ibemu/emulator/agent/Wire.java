@@ -1,0 +1,104 @@
+package io.ibemu.emulator.agent;
+
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.PhysPortState;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.topology.NodeType;
+
+/**
+ * The cables of the fabric and what a channel adapter's port accepts from them: link and port
+ * state rules (IBA 7.2: SMPs cross links in Init, Armed and Active, other packets only Active
+ * ones), the PMA data counters, the LID and P_Key checks of an arriving packet, and the
+ * directed-route receive rules at a CA (smi.h). Switches relay through {@link SwitchRelay}.
+ * Runs under the fabric lock, on the thread that drains {@link MadLayer}'s queue.
+ */
+final class Wire {
+    /** A MAD's UD packet from LRH through ICRC: 8 + 12 (BTH) + 8 (DETH) + 256 + 4 octets. */
+    static final int MAD_PACKET_OCTETS = 288;
+
+    private final MadLayer layer;
+    private final SwitchRelay relay;
+
+    Wire(MadLayer layer) {
+        this.layer = layer;
+        this.relay = new SwitchRelay(layer, this);
+    }
+
+    /** A packet leaves a port: a CA's (or a switch's external) port, or a switch's management port 0. */
+    void send(Port from, Datagram d) {
+        Node node = from.node();
+        if (node.type() == NodeType.SWITCH && from.number() == 0) {
+            relay.route(node, 0, d);
+        } else if (node.type() != NodeType.SWITCH && isOwnLid(from, d.dlid())) {
+            // a packet for the port's own LID loops back inside the HCA without touching the cable
+            if (carries(from, Mads.isSmp(d.mad()))) {
+                arrive(from, d);
+            }
+        } else {
+            cross(from, d);
+        }
+    }
+
+    /** Puts the packet on the cable at {@code out}; lost when the link cannot carry it. */
+    void cross(Port out, Datagram d) {
+        Port in = out.peer().orElse(null);
+        boolean smp = Mads.isSmp(d.mad());
+        if (in == null || !carries(out, smp) || !carries(in, smp) || out.dropsOutgoing(d.mad())) {
+            return;
+        }
+        out.countTransmit(MAD_PACKET_OCTETS);
+        in.countReceive(MAD_PACKET_OCTETS);
+        arrive(in, d);
+    }
+
+    private void arrive(Port in, Datagram d) {
+        if (in.node().type() == NodeType.SWITCH) {
+            relay.arrive(in, d);
+            return;
+        }
+        byte[] mad = d.mad();
+        if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+            // a response with hop pointer 0 here came down a LID-routed tail to its DrSLID
+            boolean lidRoutedTail = Smp.direction(mad) && Smp.hopPointer(mad) == 0;
+            if (!lidRoutedTail || isOwnLid(in, d.dlid())) {
+                acceptDirectedRoute(in, d);
+            }
+        } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Mads.PERMISSIVE_LID && Mads.isSmp(mad))) {
+            deliver(in, d, in.number());
+        }
+    }
+
+    /** smi_handle_dr_smp_recv and what follows it at a channel adapter, which never relays. */
+    private void acceptDirectedRoute(Port in, Datagram d) {
+        byte[] mad = d.mad();
+        if (!Smi.receive(mad, false, in.number(), in.node().portCount())) {
+            return;
+        }
+        if (Smi.next(mad) == Smi.Next.SEND && !Smi.send(mad, false, in.number())) {
+            return;
+        }
+        deliver(in, d, in.number());
+    }
+
+    /** To the MAD services of {@code at}: GSI packets first pass the P_Key check (IBA 10.9.3). */
+    void deliver(Port at, Datagram d, int arrivalPort) {
+        if (!Mads.isSmp(d.mad()) && !at.acceptsPKey(d.pkey())) {
+            at.countPKeyViolation();
+            return;
+        }
+        layer.port(at).receive(d, arrivalPort);
+    }
+
+    /** Whether a port passes an SMP (any state but Down) or another packet (Active only). */
+    static boolean carries(Port p, boolean smp) {
+        return p.physicalState() == PhysPortState.LINK_UP
+                && (smp ? p.state() != PortState.DOWN : p.state() == PortState.ACTIVE);
+    }
+
+    /** The port's LID range under its LMC; a port without a LID owns none. */
+    static boolean isOwnLid(Port p, int dlid) {
+        int lid = p.lid();
+        return lid != 0 && dlid != Mads.PERMISSIVE_LID && (dlid >>> p.lmc()) == (lid >>> p.lmc());
+    }
+}
