@@ -29,6 +29,7 @@ public final class MadLayer implements AutoCloseable {
     private final java.util.ArrayDeque<Runnable> wire = new java.util.ArrayDeque<>();
     private boolean draining;
     private final Wire cables = new Wire(this);
+    private final TrapSender traps;
 
     public MadLayer(Fabric fabric) {
         this.fabric = fabric;
@@ -37,6 +38,7 @@ public final class MadLayer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.traps = new TrapSender(this, fabric);
     }
 
     public Fabric fabric() {
@@ -79,6 +81,18 @@ public final class MadLayer implements AutoCloseable {
                 task.run();
             }
         }, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    ScheduledFuture<?> scheduleRepeating(Runnable task, int periodMs) {
+        return timer.scheduleAtFixedRate(() -> {
+            synchronized (lock()) {
+                task.run();
+            }
+        }, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
+    TrapSender traps() {
+        return traps;
     }
 
     /**

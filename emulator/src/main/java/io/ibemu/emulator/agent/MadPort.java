@@ -136,6 +136,10 @@ public final class MadPort {
         if (!valid(mad, d.destQp())) {
             return;
         }
+        if (Mads.isSmp(mad) && Mads.method(mad) == Mads.METHOD_TRAP_REPRESS) {
+            layer.traps().repressed(Mads.tid(mad));
+            return;
+        }
         Optional<byte[]> reply = node().process(arrivalPort, mad.clone());
         if (reply.isPresent()) {
             // An empty reply is IB_MAD_RESULT_CONSUMED: the SMA dropped it (an M_Key violation).

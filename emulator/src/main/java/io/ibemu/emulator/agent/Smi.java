@@ -138,6 +138,19 @@ public final class Smi {
         return Smp.direction(smp) ? Smp.returnPath(smp, hopPtr - 1) : Smp.initialPath(smp, hopPtr + 1);
     }
 
+    /**
+     * Whether a MAD travels by its LRH DLID: every class but directed route, and a
+     * directed-route SMP before its first hop (a LID-routed head, DrSLID not permissive) or
+     * after its last one on the way back (a LID-routed tail to DrSLID).
+     */
+    public static boolean isLidRouted(byte[] mad) {
+        if (Mads.mgmtClass(mad) != Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+            return true;
+        }
+        return Smp.hopPointer(mad) == 0 && (Smp.direction(mad) ? Smp.drSlid(mad) != Mads.PERMISSIVE_LID
+                : Smp.hopCount(mad) != 0);
+    }
+
     /** smi_check_local_smp: an outgoing request whose path ends at the sending node itself. */
     public static boolean isLocal(byte[] smp) {
         return !Smp.direction(smp) && Smp.hopPointer(smp) == Smp.hopCount(smp) + 1;

@@ -24,7 +24,7 @@ final class SwitchRelay {
     void arrive(Port in, Datagram d) {
         Node sw = in.node();
         byte[] mad = d.mad();
-        if (Mads.mgmtClass(mad) != Mads.CLASS_SUBN_DIRECTED_ROUTE || inLidRoutedPart(mad)) {
+        if (Smi.isLidRouted(mad)) {
             if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE && !Smp.direction(mad)
                     && Wire.isOwnLid(sw.port(0), d.dlid())) {
                 startDirectedRoute(sw, d);
@@ -58,11 +58,6 @@ final class SwitchRelay {
         }
     }
 
-    /** An outgoing SMP still before its first hop, or a response already past its last one. */
-    private static boolean inLidRoutedPart(byte[] smp) {
-        return Smp.hopPointer(smp) == 0 && (Smp.direction(smp) || Smp.hopCount(smp) != 0);
-    }
-
     /** The LID-routed head of a directed-route SMP reached the switch where its path starts. */
     private void startDirectedRoute(Node sw, Datagram d) {
         byte[] mad = d.mad();
@@ -74,8 +69,8 @@ final class SwitchRelay {
 
     /**
      * LID routing: to port 0 when the DLID is the switch's own (or permissive, for an SMP), else
-     * out the port the LinearForwardingTable gives. A packet with no valid route is discarded, as
-     * is one that would leave by the port it came in on.
+     * out the port the LinearForwardingTable gives, even the one it came in by (a directed-route
+     * response turning into its LID-routed tail does). A packet with no valid route is discarded.
      */
     void route(Node sw, int inPort, Datagram d) {
         Port management = sw.port(0);
@@ -87,7 +82,7 @@ final class SwitchRelay {
         int out = sw.route(dlid);
         if (out == 0) {
             wire.deliver(management, d, inPort);
-        } else if (out == NO_ROUTE || out > sw.portCount() || out == inPort) {
+        } else if (out == NO_ROUTE || out > sw.portCount()) {
             if (inPort != 0) {
                 sw.port(inPort).count(Port.Counter.RCV_SWITCH_RELAY_ERRORS, 1);
             }

@@ -30,7 +30,7 @@ final class Wire {
         Node node = from.node();
         if (node.type() == NodeType.SWITCH && from.number() == 0) {
             relay.route(node, 0, d);
-        } else if (node.type() != NodeType.SWITCH && isOwnLid(from, d.dlid())) {
+        } else if (node.type() != NodeType.SWITCH && Smi.isLidRouted(d.mad()) && isOwnLid(from, d.dlid())) {
             // a packet for the port's own LID loops back inside the HCA without touching the cable
             if (carries(from, Mads.isSmp(d.mad()))) {
                 arrive(from, d);
@@ -59,9 +59,8 @@ final class Wire {
         }
         byte[] mad = d.mad();
         if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
-            // a response with hop pointer 0 here came down a LID-routed tail to its DrSLID
-            boolean lidRoutedTail = Smp.direction(mad) && Smp.hopPointer(mad) == 0;
-            if (!lidRoutedTail || isOwnLid(in, d.dlid())) {
+            // one still LID-routed here must be addressed to this port (a tail to its DrSLID)
+            if (!Smi.isLidRouted(mad) || isOwnLid(in, d.dlid())) {
                 acceptDirectedRoute(in, d);
             }
         } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Mads.PERMISSIVE_LID && Mads.isSmp(mad))) {

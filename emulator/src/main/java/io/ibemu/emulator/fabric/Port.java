@@ -239,6 +239,15 @@ public final class Port {
         return capabilityMask;
     }
 
+    public int capabilityMask2() {
+        return capabilityMask2;
+    }
+
+    /** PortInfo SubnetTimeout: 4.096 us * 2^value, how long the SM lets a trap go unanswered. */
+    public int subnetTimeout() {
+        return subnetTimeout;
+    }
+
     public long subnetPrefix() {
         return subnetPrefix;
     }
