@@ -19,20 +19,35 @@ import java.util.concurrent.Callable;
  * {@code ctl --state DIR COMMAND [ARG]...}: one control request to a running daemon through
  * DIR/control.sock; prints the reply, exits 0 on ok and 1 with the daemon's message otherwise.
  */
-@Command(name = "ctl", description = "Change a running emulator's fabric: cut and restore links, drop packets, "
-        + "set counters, GUIDs and LIDs, add and remove nodes, dump it.", footer = "%n" + Console.HELP)
+@Command(name = "ctl", description = "Change a running emulator's fabric.")
 final class CtlCommand implements Callable<Integer> {
-    @Option(names = "--state", required = true, paramLabel = "DIR", description = "The daemon's state directory.")
+    /** Printed as it is: picocli would reflow the command table and read its % signs as formats. */
+    static final String USAGE = """
+            Usage: ctl --state DIR COMMAND [ARG]...
+            Send one control command to the daemon whose state directory is DIR (through
+            DIR/control.sock) and print its reply: exit 0 on ok, 1 with its message otherwise.
+
+            """ + Console.HELP;
+
+    @Option(names = "--state", paramLabel = "DIR", description = "The daemon's state directory.")
     Path state;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and the commands.")
+    @Option(names = {"-h", "--help"}, description = "Show the commands.")
     boolean help;
 
-    @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "A command and its words (see below).")
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command and its words.")
     List<String> words = new ArrayList<>();
 
     @Override
     public Integer call() {
+        if (help) {
+            System.out.print(USAGE);
+            return 0;
+        }
+        if (state == null || words.isEmpty()) {
+            System.err.print(USAGE);
+            return 2;
+        }
         try {
             List<String> request = new ArrayList<>(words);
             if (request.size() == 3 && request.get(0).equals("node") && request.get(1).equals("add")
