@@ -88,7 +88,7 @@ public final class Port {
     private final int number;
     private volatile long guid;
     /** The other end of the cable, plugged or pulled; null without one. */
-    private Port cable;
+    private volatile Port cable;
     /** The other end while the cable is plugged in: what the wire crosses. */
     private volatile Port peer;
     private LinkWidth trainedWidth = LinkWidth.X4;
