@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
@@ -62,7 +63,13 @@ public final class ControlServer implements AutoCloseable {
         Files.deleteIfExists(temporary);
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            server.bind(UnixDomainSocketAddress.of(temporary));
+            try {
+                server.bind(UnixDomainSocketAddress.of(temporary));
+            } catch (SocketException e) {
+                // sun_path holds 108 bytes: a deep state directory does not fit
+                throw new IOException("cannot bind the control socket " + temporary + " (" + e.getMessage()
+                        + "); a Unix socket path has at most 107 bytes: use a shorter IBEMU_STATE_DIR", e);
+            }
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
             Files.move(temporary, socket, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {

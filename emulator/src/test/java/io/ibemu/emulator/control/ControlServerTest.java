@@ -65,4 +65,12 @@ class ControlServerTest {
         IOException gone = assertThrows(IOException.class, () -> ControlClient.send(dir, List.of("dump")));
         assertTrue(gone.getMessage().contains("is the daemon running"), gone.getMessage());
     }
+
+    @Test
+    void aStateDirectoryTooDeepForASocketPathIsNamed() throws IOException {
+        Path deep = Files.createDirectories(dir.resolve("d".repeat(100)));
+        Fabric fabric = Fabric.of(DefaultFabric.topology());
+        IOException e = assertThrows(IOException.class, () -> ControlServer.start(new Console(fabric, Set.of()), deep));
+        assertTrue(e.getMessage().contains("use a shorter IBEMU_STATE_DIR"), e.getMessage());
+    }
 }
