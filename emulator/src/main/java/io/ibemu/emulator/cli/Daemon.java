@@ -3,6 +3,8 @@ package io.ibemu.emulator.cli;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.control.Console;
+import io.ibemu.emulator.control.ControlServer;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.IdentityFile;
 import io.ibemu.emulator.device.LocalHca;
@@ -22,9 +24,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One running emulator: the fabric, its MAD layer, the device files and the sysfs tree, and the
@@ -46,6 +50,7 @@ final class Daemon implements AutoCloseable {
     private final MadLayer layer;
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
+    private volatile ControlServer control;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DeviceDirectory devices, SysfsTree sysfs) {
@@ -91,6 +96,9 @@ final class Daemon implements AutoCloseable {
             if (Files.isDirectory(udevData)) {
                 MountNamespace.privateCopy(udevData);
             }
+            Set<Node> locals = new HashSet<>();
+            hcas.forEach(h -> locals.add(h.node()));
+            daemon.control = ControlServer.start(new Console(fabric, locals), o.state());
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
@@ -195,6 +203,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (control != null) {
+            control.close();
+        }
         sysfs.close();
         devices.close();
         layer.close();

@@ -6,11 +6,14 @@ import picocli.CommandLine.Command;
 /** Entry point of emulator.jar; scripts/ibemu is the user-facing launcher around it. */
 @Command(name = "ibemu", mixinStandardHelpOptions = true, version = "ibemu 0.1",
         description = "Emulated InfiniBand devices and fabric over FUSE.",
-        subcommands = {DaemonCommand.class, TopologyCommand.class})
+        subcommands = {DaemonCommand.class, TopologyCommand.class, CtlCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
-        int code = new CommandLine(new Main()).execute(args);
+        CommandLine cli = new CommandLine(new Main());
+        // ctl's words are the daemon's to read: "-" or "-1" after the command are not options
+        cli.getSubcommands().get("ctl").setStopAtPositional(true);
+        int code = cli.execute(args);
         if (code != 0 || !DaemonCommand.running()) {
             System.exit(code);
         }

@@ -17,6 +17,8 @@ public final class Node {
     private final Fabric fabric;
     private final NodeSpec spec;
     private volatile String description;
+    /** Starts as the topology's; the control command can change it. */
+    private volatile long guid;
     /** Indexed by port number; a CA's slot 0 is empty. */
     private final Port[] ports;
     private final SwitchTables switchTables;
@@ -25,6 +27,7 @@ public final class Node {
         this.fabric = fabric;
         this.spec = spec;
         this.description = truncate(spec.description());
+        this.guid = spec.nodeGuid();
         this.switchTables = spec.type() == NodeType.SWITCH ? new SwitchTables(spec.portCount(), spec.enhancedPort0())
                 : null;
         this.ports = new Port[spec.portCount() + 1];
@@ -37,7 +40,7 @@ public final class Node {
         return fabric;
     }
 
-    /** The topology entry this node was built from. */
+    /** The topology entry this node was built from (GUIDs as at start: the accessors are live). */
     public NodeSpec spec() {
         return spec;
     }
@@ -51,7 +54,12 @@ public final class Node {
     }
 
     public long guid() {
-        return spec.nodeGuid();
+        return guid;
+    }
+
+    /** Under the fabric lock, by {@link Fabric#setNodeGuid}, which keeps its index. */
+    void setGuid(long newGuid) {
+        guid = newGuid;
     }
 
     public long systemImageGuid() {

@@ -8,6 +8,7 @@ import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeType;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -20,23 +21,42 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class Port {
     /** The counters a port keeps, in PortCounters CounterSelect bit order, then the rest. */
     public enum Counter {
-        SYMBOL_ERRORS(16), LINK_ERROR_RECOVERY(8), LINK_DOWNED(8), RCV_ERRORS(16), RCV_REMOTE_PHYSICAL_ERRORS(16),
-        RCV_SWITCH_RELAY_ERRORS(16), XMIT_DISCARDS(16), XMIT_CONSTRAINT_ERRORS(8), RCV_CONSTRAINT_ERRORS(8),
-        LOCAL_LINK_INTEGRITY_ERRORS(4), EXCESSIVE_BUFFER_OVERRUN_ERRORS(4), VL15_DROPPED(16),
+        SYMBOL_ERRORS(16, "SymbolErrorCounter"), LINK_ERROR_RECOVERY(8, "LinkErrorRecoveryCounter"),
+        LINK_DOWNED(8, "LinkDownedCounter"), RCV_ERRORS(16, "PortRcvErrors"),
+        RCV_REMOTE_PHYSICAL_ERRORS(16, "PortRcvRemotePhysicalErrors"),
+        RCV_SWITCH_RELAY_ERRORS(16, "PortRcvSwitchRelayErrors"), XMIT_DISCARDS(16, "PortXmitDiscards"),
+        XMIT_CONSTRAINT_ERRORS(8, "PortXmitConstraintErrors"), RCV_CONSTRAINT_ERRORS(8, "PortRcvConstraintErrors"),
+        LOCAL_LINK_INTEGRITY_ERRORS(4, "LocalLinkIntegrityErrors"),
+        EXCESSIVE_BUFFER_OVERRUN_ERRORS(4, "ExcessiveBufferOverrunErrors"), VL15_DROPPED(16, "VL15Dropped"),
         /** In units of 4 octets, as PortXmitData counts (IBA 16.1.3.5). */
-        XMIT_DATA(32),
-        RCV_DATA(32), XMIT_PKTS(32), RCV_PKTS(32), XMIT_WAIT(32),
-        UNICAST_XMIT_PKTS(64), UNICAST_RCV_PKTS(64), MULTICAST_XMIT_PKTS(64), MULTICAST_RCV_PKTS(64);
+        XMIT_DATA(32, "PortXmitData"),
+        RCV_DATA(32, "PortRcvData"), XMIT_PKTS(32, "PortXmitPkts"), RCV_PKTS(32, "PortRcvPkts"),
+        XMIT_WAIT(32, "PortXmitWait"),
+        UNICAST_XMIT_PKTS(64, "PortUnicastXmitPkts"), UNICAST_RCV_PKTS(64, "PortUnicastRcvPkts"),
+        MULTICAST_XMIT_PKTS(64, "PortMulticastXmitPkts"), MULTICAST_RCV_PKTS(64, "PortMulticastRcvPkts");
 
         private final int portCountersWidth;
+        private final String perfName;
 
-        Counter(int portCountersWidth) {
+        Counter(int portCountersWidth, String perfName) {
             this.portCountersWidth = portCountersWidth;
+            this.perfName = perfName;
         }
 
         /** The width PortCounters reports it in, saturating there (64: only in PortCountersExtended). */
         public int portCountersWidth() {
             return portCountersWidth;
+        }
+
+        /** The field name perfquery prints (libibmad's fields.c). */
+        public String perfName() {
+            return perfName;
+        }
+
+        /** The largest value the counter holds: its widest field (PortCountersExtended's 64 bits, kept signed). */
+        public long maxValue() {
+            boolean extended = Arrays.asList(EXTENDED_SELECT).contains(this);
+            return extended || portCountersWidth == 64 ? Long.MAX_VALUE : (1L << portCountersWidth) - 1;
         }
     }
 
@@ -66,8 +86,11 @@ public final class Port {
 
     private final Node node;
     private final int number;
-    private final long guid;
-    private Port peer;
+    private volatile long guid;
+    /** The other end of the cable, plugged or pulled; null without one. */
+    private volatile Port cable;
+    /** The other end while the cable is plugged in: what the wire crosses. */
+    private volatile Port peer;
     private LinkWidth trainedWidth = LinkWidth.X4;
     private LinkSpeed trainedSpeed = LinkSpeed.QDR;
 
@@ -121,6 +144,14 @@ public final class Port {
 
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
 
+    // a drop rate set with the control command, applied to packets leaving the port
+    private volatile double dropRate;
+    /** Only MADs of this attribute id are dropped; -1: all. */
+    private volatile int dropAttribute = -1;
+    /** With dropAttribute, only MADs of these management classes; empty: any class. */
+    private volatile int[] dropClasses = new int[0];
+    private SplittableRandom dropRandom;
+
     Port(Node node, int number, long guid) {
         this.node = node;
         this.number = number;
@@ -148,8 +179,9 @@ public final class Port {
         }
     }
 
-    /** Attaches the cable; called while the fabric is built. */
+    /** Attaches the cable, plugged in; the caller trains the link. */
     void cable(Port other, LinkWidth width, LinkSpeed speed) {
+        cable = other;
         peer = other;
         trainedWidth = width;
         trainedSpeed = speed;
@@ -206,9 +238,31 @@ public final class Port {
         return guid;
     }
 
-    /** The port at the other end of the cable, whatever the link's state. */
+    /**
+     * The port at the other end of a plugged-in cable, whatever the link's state: what a packet
+     * leaving this port reaches. Empty without a cable or while the cable is cut.
+     */
     public Optional<Port> peer() {
         return Optional.ofNullable(peer);
+    }
+
+    /** The other end of this port's cable, plugged in or cut; empty without a cable. */
+    public Optional<Port> cableEnd() {
+        return Optional.ofNullable(cable);
+    }
+
+    /** Whether the port has a cable that is pulled out (cut with the control command). */
+    public boolean isCut() {
+        return cable != null && peer == null;
+    }
+
+    /** The width the link trains to while it is up (the cable's and both ends' best). */
+    public LinkWidth trainedWidth() {
+        return trainedWidth;
+    }
+
+    public LinkSpeed trainedSpeed() {
+        return trainedSpeed;
     }
 
     public PortState state() {
@@ -324,10 +378,72 @@ public final class Port {
 
     /**
      * Whether the packet carrying {@code mad} is lost as it leaves this port (a drop rate set
-     * with the control command; none by default). Called by the wire with the fabric lock held.
+     * with {@link #setDropRate}; none by default). A lost packet reaches the other end corrupt,
+     * which counts it in PortRcvErrors and discards it, as a bad CRC would be (IBA 7.8.4). The
+     * draws are pseudo-random from a seed fixed when the rate is set, so a run repeats. Called by
+     * the wire with the fabric lock held.
      */
     public boolean dropsOutgoing(byte[] mad) {
-        return false;
+        double rate = dropRate;
+        if (rate <= 0) {
+            return false;
+        }
+        int attribute = dropAttribute;
+        if (attribute >= 0) {
+            if (mad.length < 18 || ((mad[16] & 0xFF) << 8 | (mad[17] & 0xFF)) != attribute) {
+                return false;
+            }
+            int[] classes = dropClasses;
+            if (classes.length > 0 && Arrays.stream(classes).noneMatch(c -> c == (mad[1] & 0xFF))) {
+                return false;
+            }
+        }
+        boolean lost;
+        synchronized (this) {
+            lost = rate >= 1 || dropRandom.nextDouble() < rate;
+        }
+        Port receiver = peer;
+        if (lost && receiver != null) {
+            receiver.count(Counter.RCV_ERRORS, 1);
+        }
+        return lost;
+    }
+
+    /**
+     * Loses {@code rate} (0..1) of the packets leaving this port; 0 stops losing them. With
+     * {@code attributeId} &ge; 0 only MADs of that attribute id are lost, and with
+     * {@code mgmtClasses} given only those of these classes (an attribute name means one class).
+     * The pseudo-random sequence restarts from a seed of the port's GUID and number.
+     */
+    public void setDropRate(double rate, int attributeId, int... mgmtClasses) {
+        if (!(rate >= 0 && rate <= 1)) {
+            throw new IllegalArgumentException("drop rate " + rate + " is not in 0..1");
+        }
+        synchronized (node.fabric().lock()) {
+            synchronized (this) {
+                dropRandom = new SplittableRandom(guid * 31 + number);
+            }
+            dropAttribute = rate > 0 ? attributeId : -1;
+            dropClasses = rate > 0 && attributeId >= 0 ? mgmtClasses.clone() : new int[0];
+            dropRate = rate;
+        }
+    }
+
+    public double dropRate() {
+        return dropRate;
+    }
+
+    /** The attribute id drops are limited to, -1 for every packet. */
+    public int dropAttribute() {
+        return dropAttribute;
+    }
+
+    /** Sets a counter to {@code value}, as an error or traffic seen by the port would leave it. */
+    public void setCounter(Counter counter, long value) {
+        if (value < 0 || value > counter.maxValue()) {
+            throw new IllegalArgumentException(counter.perfName() + " holds 0.." + counter.maxValue() + ", not " + value);
+        }
+        counters.set(counter.ordinal(), value);
     }
 
     /**
@@ -490,6 +606,84 @@ public final class Port {
         } else {
             down(PhysPortState.POLLING);
             train();
+        }
+    }
+
+    /**
+     * Pulls the cable out: both ends lose their peer and go Down/Polling, as a port with nothing
+     * on the wire does (LinkDownedCounter, PORT_ERROR and a switch's PortStateChange follow).
+     */
+    public void cut() {
+        synchronized (node.fabric().lock()) {
+            if (cable == null) {
+                throw new IllegalStateException(this + " has no cable");
+            }
+            if (peer == null) {
+                throw new IllegalStateException(this + ": its cable to " + cable + " is already cut");
+            }
+            Port other = peer;
+            peer = null;
+            other.peer = null;
+            down(trainable() ? PhysPortState.POLLING : physicalState);
+            other.down(other.trainable() ? PhysPortState.POLLING : other.physicalState);
+        }
+    }
+
+    /** Plugs a cut cable back in: both ends train to LinkUp/Init (unless one is Disabled). */
+    public void restore() {
+        synchronized (node.fabric().lock()) {
+            if (cable == null) {
+                throw new IllegalStateException(this + " has no cable");
+            }
+            if (peer != null) {
+                throw new IllegalStateException(this + ": its cable to " + cable + " is not cut");
+            }
+            peer = cable;
+            cable.peer = this;
+            train();
+        }
+    }
+
+    /** Cuts and forgets the cable (its node leaves the fabric); both ends end up without one. */
+    void unplug() {
+        if (cable == null) {
+            return;
+        }
+        if (peer != null) {
+            cut();
+        }
+        cable.cable = null;
+        cable = null;
+    }
+
+    /** Sets the LID and LMC as an SM's PortInfo Set would (LID_CHANGE); managed ports only. */
+    public void setLid(int newLid, int newLmc) {
+        if (!isManaged()) {
+            throw new IllegalStateException(this + " is a switch's external port: the switch's LID is on port 0");
+        }
+        if (newLid < 0 || newLid >= SwitchTables.MULTICAST_LID_BASE) {
+            throw new IllegalArgumentException(String.format("LID %d is not a unicast LID (0..0x%x)", newLid,
+                    SwitchTables.MULTICAST_LID_BASE - 1));
+        }
+        if (newLmc < 0 || newLmc > 7) {
+            throw new IllegalArgumentException("LMC " + newLmc + " is not in 0..7");
+        }
+        synchronized (node.fabric().lock()) {
+            if (newLid != lid || newLmc != lmc) {
+                lid = newLid;
+                lmc = newLmc;
+                node.fabric().fire(new PortEvent(this, PortEvent.Kind.LID_CHANGE));
+            }
+        }
+    }
+
+    /** Changes the port GUID and GUIDInfo entry 0 with it (GID 0 changes: GID_CHANGE). */
+    void setGuid(long newGuid) {
+        guid = newGuid;
+        if (isManaged()) {
+            long[] table = guids.clone();
+            table[0] = newGuid;
+            setGuids(table);
         }
     }
 

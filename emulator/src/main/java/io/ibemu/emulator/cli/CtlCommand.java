@@ -1,0 +1,72 @@
+package io.ibemu.emulator.cli;
+
+import io.ibemu.emulator.control.Console;
+import io.ibemu.emulator.control.ControlClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ctl --state DIR COMMAND [ARG]...}: one control request to a running daemon through
+ * DIR/control.sock; prints the reply, exits 0 on ok and 1 with the daemon's message otherwise.
+ */
+@Command(name = "ctl", description = "Change a running emulator's fabric.")
+final class CtlCommand implements Callable<Integer> {
+    /** Printed as it is: picocli would reflow the command table and read its % signs as formats. */
+    static final String USAGE = """
+            Usage: ctl --state DIR COMMAND [ARG]...
+            Send one control command to the daemon whose state directory is DIR (through
+            DIR/control.sock) and print its reply: exit 0 on ok, 1 with its message otherwise.
+
+            """ + Console.HELP;
+
+    @Option(names = "--state", paramLabel = "DIR", description = "The daemon's state directory.")
+    Path state;
+
+    @Option(names = {"-h", "--help"}, description = "Show the commands.")
+    boolean help;
+
+    @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "A command and its words.")
+    List<String> words = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        if (help) {
+            System.out.print(USAGE);
+            return 0;
+        }
+        if (state == null || words.isEmpty()) {
+            System.err.print(USAGE);
+            return 2;
+        }
+        try {
+            List<String> request = new ArrayList<>(words);
+            if (request.size() == 3 && request.get(0).equals("node") && request.get(1).equals("add")
+                    && request.get(2).equals("-")) {
+                request.remove(2);
+                request.addAll(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                        .lines().toList());
+            }
+            ControlClient.Reply reply = ControlClient.send(state, request);
+            reply.lines().forEach(System.out::println);
+            System.out.flush();
+            if (!reply.ok()) {
+                System.err.println("ibemu ctl: " + reply.error());
+                return 1;
+            }
+            return 0;
+        } catch (IOException e) {
+            System.err.println("ibemu ctl: " + e.getMessage());
+            return 1;
+        }
+    }
+}

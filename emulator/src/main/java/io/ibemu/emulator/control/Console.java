@@ -1,0 +1,458 @@
+package io.ibemu.emulator.control;
+
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.topology.LinkSpeed;
+import io.ibemu.emulator.topology.LinkWidth;
+import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.emulator.topology.TopologyWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The control commands: each request's words in, the reply's lines out. A change goes through
+ * the fabric model's own operations, which take the fabric lock while they mutate and fire the
+ * port events a real port would raise; this class does no I/O.
+ */
+public final class Console {
+    public static final String HELP = """
+            Commands (NODE: a node's id as the topology names it, e.g. local, switch or
+            H-0011750000000100, or its node GUID as 0x...; PORT: a port number):
+              link cut NODE PORT              pull out the cable at NODE's PORT: both ends go
+                                              Down/Polling (LinkDownedCounter counts it)
+              link restore NODE PORT          plug a cut cable back in: both ends train to LinkUp/Init
+              link add NODE PORT NODE PORT [WIDTHxSPEED]
+                                              cable two free ports (e.g. 4xQDR, the default)
+              node cut NODE                   cut every link of NODE
+              node restore NODE               plug every cut link of NODE back in
+              node add LINE...                add a node written as topology lines: optional
+                                              settings (caguid=0x..., vendid=...), the node line,
+                                              then one port line per cable to a free port, e.g.
+                                              'Hca 1 "node3" # "node3 HCA-1"' '[1] "switch"[4]'
+                                              (ctl: a single - reads the lines from stdin)
+              node remove NODE                unplug NODE and take it out of the fabric
+                                              (refused for a local HCA)
+              drop NODE PORT RATE [ATTRIBUTE] lose RATE of the packets leaving PORT: 0..1 or
+                                              0%..100%; only MADs of ATTRIBUTE if given (a name
+                                              such as PortInfo, NodeInfo, PortCounters, or an id
+                                              such as 0x15); RATE 0 stops it. The far end counts
+                                              each loss in PortRcvErrors
+              counter NODE PORT NAME VALUE    set a port counter, NAME as perfquery prints it
+                                              (SymbolErrorCounter, PortRcvErrors, ...)
+              guid NODE GUID                  set NODE's node GUID
+              guid NODE PORT GUID             set a port GUID (a switch's ports share one)
+              lid NODE PORT LID [LMC]         set a port's LID and LMC (a switch's: port 0)
+              dump [NODE]                     every node (or one): ports with state, physical
+                                              state, LID, width, speed, cable; then the fabric as
+                                              a topology file
+              topology                        only the fabric as a topology file
+              help                            this list
+            """;
+
+    private static final Pattern RATE = Pattern.compile("(\\d+)[xX](\\w+)");
+
+    private final Fabric fabric;
+    private final Set<Node> locals;
+
+    /** {@code locals}: the nodes that serve this host's device files, which cannot be removed. */
+    public Console(Fabric fabric, Set<Node> locals) {
+        this.fabric = fabric;
+        this.locals = Set.copyOf(locals);
+    }
+
+    /** Carries out one request; the lines of its reply, or the reason it was refused. */
+    public List<String> execute(List<String> words) throws ControlException {
+        if (words.isEmpty()) {
+            return List.of();
+        }
+        Args a = new Args(words);
+        try {
+            return switch (a.word("a command (try help)").toLowerCase(Locale.ROOT)) {
+                case "link" -> link(a);
+                case "node" -> node(a);
+                case "drop" -> drop(a);
+                case "counter" -> counter(a);
+                case "guid" -> guid(a);
+                case "lid" -> lid(a);
+                case "dump" -> dump(a);
+                case "topology" -> {
+                    a.end();
+                    yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
+                }
+                case "help", "?" -> HELP.lines().toList();
+                default -> throw new ControlException("unknown command '" + words.get(0)
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology or help");
+            };
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new ControlException(e.getMessage());
+        }
+    }
+
+    // ---- link, node ----
+
+    private List<String> link(Args a) throws ControlException {
+        String verb = a.word("cut, restore or add after link");
+        switch (verb) {
+            case "cut", "restore" -> {
+                Port p = a.cablePort();
+                a.end();
+                Port other = p.cableEnd().orElseThrow(() -> new ControlException(p + " has no cable to " + verb));
+                if (verb.equals("cut")) {
+                    p.cut();
+                } else {
+                    p.restore();
+                }
+                return List.of(link(p, other) + " " + (verb.equals("cut") ? "cut: " : "restored: ") + state(p)
+                        + ", " + state(other));
+            }
+            case "add" -> {
+                Port p = a.cablePort();
+                Port q = a.cablePort();
+                LinkWidth w = null;
+                LinkSpeed s = null;
+                if (a.more()) {
+                    String rate = a.word("WIDTHxSPEED");
+                    Matcher m = RATE.matcher(rate);
+                    try {
+                        if (!m.matches()) {
+                            throw new IllegalArgumentException();
+                        }
+                        w = LinkWidth.ofLanes(Integer.parseInt(m.group(1)));
+                        s = LinkSpeed.parse(m.group(2));
+                    } catch (IllegalArgumentException e) {
+                        throw new ControlException("'" + rate + "' is not a link rate: write WIDTHxSPEED, e.g. 4xQDR"
+                                + " (widths 1, 2, 4, 8, 12; speeds SDR DDR QDR FDR10 FDR EDR HDR NDR)");
+                    }
+                }
+                a.end();
+                fabric.connect(p, q, w, s);
+                return List.of(link(p, q) + " added: " + state(p) + ", " + state(q));
+            }
+            default -> throw new ControlException("unknown link command '" + verb + "': expected cut, restore or add");
+        }
+    }
+
+    private List<String> node(Args a) throws ControlException {
+        String verb = a.word("cut, restore, add or remove after node");
+        switch (verb) {
+            case "cut", "restore" -> {
+                Node n = a.node();
+                a.end();
+                boolean cut = verb.equals("cut");
+                List<String> out = new ArrayList<>();
+                synchronized (fabric.lock()) {
+                    for (Port p : n.ports()) {
+                        if (p.cableEnd().isPresent() && p.isCut() != cut) {
+                            Port other = p.cableEnd().get();
+                            if (cut) {
+                                p.cut();
+                            } else {
+                                p.restore();
+                            }
+                            out.add(link(p, other) + (cut ? " cut: " : " restored: ") + state(p) + ", "
+                                    + state(other));
+                        }
+                    }
+                }
+                if (out.isEmpty()) {
+                    out.add("\"" + n.id() + "\" has no " + (cut ? "plugged-in" : "cut") + " cable: nothing to do");
+                }
+                return out;
+            }
+            case "add" -> {
+                List<String> lines = a.rest();
+                if (lines.isEmpty()) {
+                    throw new ControlException("node add needs the node as topology lines, e.g. "
+                            + "'Hca 1 \"node3\"' '[1] \"switch\"[4]'");
+                }
+                NodeText.Parsed parsed = NodeText.parse(lines, fabric);
+                Node n = fabric.addNode(parsed.spec(), parsed.links());
+                List<String> out = new ArrayList<>();
+                out.add(String.format("added %s \"%s\" guid 0x%016x", typeName(n), n.id(), n.guid()));
+                for (Port p : n.ports()) {
+                    p.peer().ifPresent(q -> out.add(link(p, q) + ": " + state(p) + ", " + state(q)));
+                }
+                return out;
+            }
+            case "remove" -> {
+                Node n = a.node();
+                a.end();
+                if (locals.contains(n)) {
+                    throw new ControlException("\"" + n.id() + "\" is a local HCA: it serves this host's "
+                            + "/dev/infiniband devices and cannot be removed (cut its links with node cut instead)");
+                }
+                List<String> out = new ArrayList<>();
+                for (Port p : n.ports()) {
+                    p.cableEnd().ifPresent(q -> out.add("unplugged " + link(p, q)));
+                }
+                fabric.removeNode(n);
+                out.add("removed \"" + n.id() + "\"");
+                return out;
+            }
+            default -> throw new ControlException(
+                    "unknown node command '" + verb + "': expected cut, restore, add or remove");
+        }
+    }
+
+    // ---- drop, counter, guid, lid ----
+
+    private List<String> drop(Args a) throws ControlException {
+        Port p = a.cablePort();
+        double rate = DropAttributes.rate(a.word("a RATE (0..1 or a percentage such as 25%)"));
+        int attribute = -1;
+        int[] classes = new int[0];
+        String named = "";
+        if (a.more()) {
+            DropAttributes.Attribute attr = DropAttributes.parse(a.word("ATTRIBUTE"));
+            attribute = attr.id();
+            classes = attr.classes();
+            named = " of " + attr.name();
+        }
+        a.end();
+        p.setDropRate(rate, attribute, classes);
+        if (rate == 0) {
+            return List.of(p + " drops no packets");
+        }
+        return List.of(String.format("%s drops %s of the packets%s it sends", p, percent(rate),
+                attribute >= 0 ? " (MADs" + named + ")" : ""));
+    }
+
+    private List<String> counter(Args a) throws ControlException {
+        Port p = a.port();
+        if (p.node().type() == NodeType.SWITCH && p.number() == 0) {
+            throw new ControlException("a switch's PMA counts ports 1.." + p.node().portCount() + ", not port 0");
+        }
+        String name = a.word("a counter NAME as perfquery prints it, e.g. SymbolErrorCounter");
+        Port.Counter counter = null;
+        for (Port.Counter c : Port.Counter.values()) {
+            if (c.perfName().equalsIgnoreCase(name)) {
+                counter = c;
+            }
+        }
+        if (counter == null) {
+            List<String> names = new ArrayList<>();
+            for (Port.Counter c : Port.Counter.values()) {
+                names.add(c.perfName());
+            }
+            throw new ControlException("no counter '" + name + "': expected one of " + String.join(", ", names));
+        }
+        long value = a.number("a counter VALUE", 0, counter.maxValue());
+        a.end();
+        p.setCounter(counter, value);
+        return List.of(p + " " + counter.perfName() + " = " + value);
+    }
+
+    private List<String> guid(Args a) throws ControlException {
+        Node n = a.node();
+        String first = a.word("a GUID (guid NODE GUID, or guid NODE PORT GUID)");
+        if (!a.more()) {
+            long g = parseGuid(first);
+            fabric.setNodeGuid(n, g);
+            return List.of(String.format("\"%s\" node GUID 0x%016x", n.id(), g));
+        }
+        Port p = portOf(n, first);
+        long g = parseGuid(a.word("a GUID"));
+        a.end();
+        fabric.setPortGuid(p, g);
+        return List.of(String.format("%s port GUID 0x%016x", n.type() == NodeType.SWITCH ? "\"" + n.id()
+                + "\" (every port of the switch)" : p.toString(), g));
+    }
+
+    private List<String> lid(Args a) throws ControlException {
+        Port p = a.port();
+        int lid = (int) a.number("a LID", 0, 0xBFFF);
+        int lmc = a.more() ? (int) a.number("an LMC", 0, 7) : p.lmc();
+        a.end();
+        p.setLid(lid, lmc);
+        return List.of(p + " lid " + lid + " lmc " + lmc);
+    }
+
+    // ---- dump ----
+
+    private List<String> dump(Args a) throws ControlException {
+        List<Node> nodes = a.more() ? List.of(a.node()) : fabric.nodes();
+        a.end();
+        List<String> out = new ArrayList<>();
+        for (Node n : nodes) {
+            out.add(String.format("%s %d \"%s\" guid 0x%016x \"%s\"%s", typeName(n), n.portCount(), n.id(), n.guid(),
+                    n.description(), locals.contains(n) ? " local" : ""));
+            for (Port p : n.ports()) {
+                out.add("  " + portLine(p));
+            }
+        }
+        out.add("# " + fabric.nodes().size() + " nodes");
+        if (nodes.size() > 1) {
+            out.add("");
+            out.addAll(TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList());
+        }
+        return out;
+    }
+
+    private static String portLine(Port p) {
+        StringBuilder s = new StringBuilder("[" + p.number() + "]");
+        boolean managed = p.node().type() != NodeType.SWITCH || p.number() == 0;
+        if (managed) {
+            // a switch's external ports share port 0's GUID and have no LID of their own
+            s.append(String.format(" guid 0x%016x lid %d lmc %d sm_lid %d", p.guid(), p.lid(), p.lmc(), p.smLid()));
+        }
+        s.append(' ').append(state(p));
+        if (p.physicalState() == io.ibemu.emulator.fabric.PhysPortState.LINK_UP) {
+            s.append(' ').append(p.activeWidth().lanes()).append('x').append(p.activeSpeed());
+        }
+        p.cableEnd().ifPresent(q -> s.append(" -- ").append(end(q)).append(p.isCut() ? " cut" : ""));
+        if (p.dropRate() > 0) {
+            s.append(" drop ").append(percent(p.dropRate()));
+            if (p.dropAttribute() >= 0) {
+                s.append(String.format(" attribute 0x%04x", p.dropAttribute()));
+            }
+        }
+        return s.toString();
+    }
+
+    private static String state(Port p) {
+        String logical = switch (p.state()) {
+            case DOWN -> "Down";
+            case INIT -> "Init";
+            case ARMED -> "Armed";
+            case ACTIVE -> "Active";
+            case ACTIVE_DEFER -> "ActDefer";
+        };
+        String phys = switch (p.physicalState()) {
+            case SLEEP -> "Sleep";
+            case POLLING -> "Polling";
+            case DISABLED -> "Disabled";
+            case PORT_CONFIGURATION_TRAINING -> "PortConfigurationTraining";
+            case LINK_UP -> "LinkUp";
+            case LINK_ERROR_RECOVERY -> "LinkErrorRecovery";
+            case PHY_TEST -> "PhyTest";
+        };
+        return logical + "/" + phys;
+    }
+
+    private static String end(Port p) {
+        return "\"" + p.node().id() + "\"[" + p.number() + "]";
+    }
+
+    private static String link(Port a, Port b) {
+        return end(a) + " -- " + end(b);
+    }
+
+    private static String typeName(Node n) {
+        return switch (n.type()) {
+            case SWITCH -> "Switch";
+            case CA -> "Hca";
+            case ROUTER -> "Rt";
+        };
+    }
+
+    private static String percent(double rate) {
+        String s = String.format(Locale.ROOT, "%.4f", rate * 100).replaceAll("0+$", "").replaceAll("\\.$", "");
+        return s + "%";
+    }
+
+    private static long parseGuid(String s) throws ControlException {
+        String hex = s.startsWith("0x") || s.startsWith("0X") ? s.substring(2) : s;
+        try {
+            if (hex.isEmpty() || hex.length() > 16) {
+                throw new NumberFormatException();
+            }
+            return Long.parseUnsignedLong(hex, 16);
+        } catch (NumberFormatException e) {
+            throw new ControlException("'" + s + "' is not a GUID: write up to 16 hex digits, e.g. 0x0011750000000100");
+        }
+    }
+
+    private Port portOf(Node n, String word) throws ControlException {
+        int number;
+        try {
+            number = Integer.decode(word);
+        } catch (NumberFormatException e) {
+            throw new ControlException("'" + word + "' is not a port number");
+        }
+        if (!n.hasPort(number)) {
+            throw new ControlException("\"" + n.id() + "\" has ports " + (n.type() == NodeType.SWITCH ? 0 : 1) + ".."
+                    + n.portCount() + ", not " + word);
+        }
+        return n.port(number);
+    }
+
+    /** The request's words after the command, taken in order, each with what it should be. */
+    private final class Args {
+        private final List<String> words;
+        private int next;
+
+        Args(List<String> words) {
+            this.words = words;
+        }
+
+        boolean more() {
+            return next < words.size();
+        }
+
+        String word(String what) throws ControlException {
+            if (!more()) {
+                throw new ControlException("missing " + what + " after '" + String.join(" ", words) + "'"
+                        + " (help lists the commands)");
+            }
+            return words.get(next++);
+        }
+
+        List<String> rest() {
+            List<String> r = words.subList(next, words.size());
+            next = words.size();
+            return r;
+        }
+
+        void end() throws ControlException {
+            if (more()) {
+                throw new ControlException("unexpected '" + words.get(next) + "' at the end of '"
+                        + String.join(" ", words) + "' (help lists the commands)");
+            }
+        }
+
+        Node node() throws ControlException {
+            String ref = word("a NODE (its id, e.g. local, or its 0x GUID)");
+            return fabric.node(ref).orElseThrow(() -> new ControlException("no node '" + ref + "' in the fabric: "
+                    + "give its id as dump lists it (e.g. " + example() + ") or its node GUID as 0x..."));
+        }
+
+        Port port() throws ControlException {
+            Node n = node();
+            return portOf(n, word("a PORT number"));
+        }
+
+        /** A port that can carry a cable: not a switch's port 0. */
+        Port cablePort() throws ControlException {
+            Port p = port();
+            if (p.number() == 0) {
+                throw new ControlException("port 0 of \"" + p.node().id() + "\" is the switch's management port and "
+                        + "has no cable: give a port 1.." + p.node().portCount());
+            }
+            return p;
+        }
+
+        long number(String what, long min, long max) throws ControlException {
+            String w = word(what);
+            long v;
+            try {
+                v = w.startsWith("0x") || w.startsWith("0X") ? Long.parseLong(w.substring(2), 16) : Long.parseLong(w);
+            } catch (NumberFormatException e) {
+                throw new ControlException("'" + w + "' is not a number: expected " + what + " in " + min + ".." + max);
+            }
+            if (v < min || v > max) {
+                throw new ControlException(w + " is out of range: expected " + what + " in " + min + ".." + max);
+            }
+            return v;
+        }
+
+        private String example() {
+            List<Node> nodes = fabric.nodes();
+            return nodes.isEmpty() ? "local" : "\"" + nodes.get(0).id() + "\"";
+        }
+    }
+}

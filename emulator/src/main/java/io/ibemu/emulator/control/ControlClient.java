@@ -1,0 +1,56 @@
+package io.ibemu.emulator.control;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Sends one request to a daemon's control socket and collects its reply. */
+public final class ControlClient {
+    /** The reply: its body lines, and the error message if it ended in "error: ...". */
+    public record Reply(List<String> lines, String error) {
+        public boolean ok() {
+            return error == null;
+        }
+    }
+
+    private ControlClient() {
+    }
+
+    public static Reply send(Path stateDir, List<String> words) throws IOException {
+        Path socket = stateDir.resolve(ControlServer.SOCKET);
+        if (!Files.exists(socket)) {
+            throw new IOException("no control socket " + socket + ": is the daemon running with --state "
+                    + stateDir + "?");
+        }
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            OutputStream out = Channels.newOutputStream(channel);
+            out.write((RequestLine.join(words) + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel),
+                    StandardCharsets.UTF_8));
+            List<String> lines = new ArrayList<>();
+            String line;
+            while ((line = in.readLine()) != null) {
+                if (line.equals(ControlServer.OK)) {
+                    return new Reply(lines, null);
+                }
+                if (line.startsWith(ControlServer.ERROR)) {
+                    return new Reply(lines, line.substring(ControlServer.ERROR.length()));
+                }
+                lines.add(line);
+            }
+            throw new IOException("the daemon closed the control connection without an answer");
+        }
+    }
+}
