@@ -160,6 +160,12 @@ public final class Command {
             return read(out);
         }
 
+        /** Ends it now (SIGTERM, then SIGKILL, its children too) and collects what it printed. */
+        public Result stop() {
+            kill(process);
+            return await();
+        }
+
         /** Waits for the end, within the command's timeout; kills it past that. */
         public Result await() {
             boolean timedOut = false;
