@@ -117,7 +117,7 @@ class FabricTest {
     @Test
     @Order(2)
     void opensmOnceConfiguresEveryPortWithUniqueLids() {
-        ib.exec(Duration.ofSeconds(120), "opensm", "-o", "-f", "/tmp/" + ib.name() + "-opensm-once.log").assertOk();
+        ib.exec(Duration.ofSeconds(120), "opensm", "-o", "-f", Ibemu.tmpDir().resolve(ib.name() + "-opensm-once.log").toString()).assertOk();
         Map<String, Integer> lids = new TreeMap<>();
         for (DiscoveredPort p : discoverPorts()) {
             if (p.peer() != null || p.type().equals("SW")) {
@@ -256,7 +256,7 @@ class FabricTest {
     @Test
     @Order(7)
     void opensmDaemonReachesSubnetUpAndItsSaAnswersThroughTheFabric() throws Exception {
-        Path log = Path.of("/tmp", ib.name() + "-opensm.log");
+        Path log = Ibemu.tmpDir().resolve(ib.name() + "-opensm.log");
         startSm(log, "0x0011750000000101", 10);
         String sminfo = ib.exec("sminfo").assertOk().stdout();
         assertTrue(sminfo.contains("SMINFO_MASTER"), sminfo);
@@ -291,7 +291,7 @@ class FabricTest {
     @Test
     @Order(9)
     void aSecondOpensmOnTheOtherLocalHcaBecomesStandby() throws Exception {
-        Path log = Path.of("/tmp", ib.name() + "-opensm-standby.log");
+        Path log = Ibemu.tmpDir().resolve(ib.name() + "-opensm-standby.log");
         launchSm(log, "0x0011750000000201", 1);
         String text = waitFor(log, "Entering STANDBY state", Duration.ofSeconds(60));
         assertTrue(text.contains("Entering STANDBY state"), text);
