@@ -26,12 +26,13 @@ import java.util.regex.Pattern;
  * ibnetdiscover's port GUIDs in parentheses, {@code [1](2c903000e0b73) "S-..."[3]}, ibsim's
  * options {@code w=} (enabled width mask), {@code s=} (speed mask), {@code e=} (extended speed
  * mask), and ibnetdiscover's comment {@code # lid 2 lmc 0 "peer description" lid 1 4xQDR};</li>
- * <li>settings for the next node: {@code vendid=}, {@code devid=}, {@code sysimgguid=},
+ * <li>settings for the next node: {@code vendid=}, {@code sysimgguid=},
  * {@code switchguid=0x..(0x..)}, {@code caguid=}/{@code hcaguids=}, {@code rtguid=} (a GUID
- * base, as in ibsim: later nodes of the type count on from it); for all later ports:
- * {@code width=}, {@code speed=}, {@code extspeed=};</li>
+ * base, as in ibsim: later nodes of the type count on from it); for all later nodes:
+ * {@code devid=} (ibsim keeps it); for all later ports: {@code width=}, {@code speed=},
+ * {@code extspeed=};</li>
  * <li>{@code include "file"} (relative to the including file), comments, blank lines; ibsim's
- * {@code do} console commands and ibnetdiscover's chassis lines are skipped.</li>
+ * {@code do} console commands and the chassis lines of {@code ibnetdiscover -g} are skipped.</li>
  * </ul>
  * A port may be listed from one end or both; listed from both, the two ends must agree. GUIDs
  * come from the file when it has them (the id "S-/H-/R-&lt;guid&gt;", a {@code ...guid=} line,
@@ -186,10 +187,13 @@ public final class TopologyParser {
                 include(m.group(1) != null ? m.group(1) : m.group(2), dir, where, depth);
                 current = null;
             } else if ((m = SETTING.matcher(t)).matches()) {
-                setting(m.group(1), m.group(2).strip(), where);
+                // ibnetdiscover -g appends "# chassis ..." to switchguid= and sysimgguid= lines
+                String value = m.group(2);
+                int hash = value.indexOf('#');
+                setting(m.group(1), (hash >= 0 ? value.substring(0, hash) : value).strip(), where);
                 current = null;
             } else if (t.equals("do") || t.startsWith("do ") || t.startsWith("do\t")
-                    || t.startsWith("Chassis ") || t.startsWith("Hostname:")) {
+                    || t.startsWith("Chassis ") || t.startsWith("Hostname:") || t.equals("Non-Chassis Nodes")) {
                 // ibsim console commands run at load, and ibnetdiscover -g grouping: no topology in them
                 current = null;
             } else {
@@ -311,8 +315,7 @@ public final class TopologyParser {
         }
         pendingSwitchPortGuid = null;
         pendingSystemImageGuid = null;
-        pendingVendorId = null;
-        pendingDeviceId = null;
+        pendingVendorId = null; // ibsim resets vendid and sysimgguid after each node but keeps devid
         nodes.add(p);
         byId.put(id, p);
         byGuid.put(guid, p);
@@ -424,9 +427,13 @@ public final class TopologyParser {
             }
             speed = LinkSpeed.parse(ws.group(2));
         }
-        for (String token : after.strip().split("\\s+")) {
-            if (OPTION.matcher(token).matches()) {
-                option(token, opts, where);
+        if (width == null) {
+            // ibnetdiscover -f restates the active width and speed as "s=1 w=2 v=4" after "4xHDR": the
+            // width-speed word says more (s= cannot tell FDR from QDR), so those only count without it
+            for (String token : after.strip().split("\\s+")) {
+                if (OPTION.matcher(token).matches()) {
+                    option(token, opts, where);
+                }
             }
         }
         if (opts.containsKey("w")) {
