@@ -157,12 +157,12 @@ public record FatTree(int levels, int radix, int hosts, int hostsPerLeaf, int hc
         String tiers = levels == 2
                 ? String.format("%d leaves, %d spines, %d link(s) per leaf-spine pair", s.leaves(), s.spines(),
                         s.leafSpineLinks())
-                : String.format("%d pods: %d leaves, %d spines, %d cores; %d link(s) per leaf-spine, %d per "
+                : String.format("%d pods: %d leaves, %d spines, %d cores, %d link(s) per leaf-spine and %d per "
                         + "spine-core pair", s.pods(), s.leaves(), s.spines(), s.cores(), s.leafSpineLinks(),
                         s.spineCoreLinks());
-        return String.format("fat tree: %d levels, radix %d, %d hosts (%d per leaf, %d-port HCAs), %d plane(s) of "
-                + "%s; %d nodes, %s %s", levels, radix, hosts, hostsPerLeaf, hcaPorts, planes, tiers, nodeCount(),
-                width.lanes() + "x", speed);
+        return String.format("fat tree of %d levels, radix %d: %d hosts (%d per leaf, %d-port HCAs), %s%s; "
+                + "%d nodes, %dx %s", levels, radix, hosts, hostsPerLeaf, hcaPorts, tiers,
+                planes == 2 ? ", twice (2 planes)" : "", nodeCount(), width.lanes(), speed);
     }
 
     public Topology build() {

@@ -54,9 +54,10 @@ public record SwitchChain(int switches, boolean ring, int hostsPerSwitch, int li
     }
 
     public String summary() {
-        return String.format("%s of %d switch(es), radix %d, %d hosts each, %d link(s) between neighbours; %d nodes, "
-                + "%s %s", ring ? "ring" : "line", switches, radix, hostsPerSwitch, linksBetween, nodeCount(),
-                width.lanes() + "x", speed);
+        String shape = switches == 1 ? String.format("single switch, radix %d, %d hosts", radix, hostsPerSwitch)
+                : String.format("%s of %d switches, radix %d, %d hosts each, %d link(s) between neighbours",
+                        ring ? "ring" : "line", switches, radix, hostsPerSwitch, linksBetween);
+        return String.format("%s; %d nodes, %dx %s", shape, nodeCount(), width.lanes(), speed);
     }
 
     public Topology build() {
