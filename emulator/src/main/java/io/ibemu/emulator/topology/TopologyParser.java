@@ -8,10 +8,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,12 +24,13 @@ import java.util.regex.Pattern;
  * ibnetdiscover's port GUIDs in parentheses, {@code [1](2c903000e0b73) "S-..."[3]}, ibsim's
  * options {@code w=} (enabled width mask), {@code s=} (speed mask), {@code e=} (extended speed
  * mask), and ibnetdiscover's comment {@code # lid 2 lmc 0 "peer description" lid 1 4xQDR};</li>
- * <li>settings for the next node: {@code vendid=}, {@code devid=}, {@code sysimgguid=},
+ * <li>settings for the next node: {@code vendid=}, {@code sysimgguid=},
  * {@code switchguid=0x..(0x..)}, {@code caguid=}/{@code hcaguids=}, {@code rtguid=} (a GUID
- * base, as in ibsim: later nodes of the type count on from it); for all later ports:
- * {@code width=}, {@code speed=}, {@code extspeed=};</li>
+ * base, as in ibsim: later nodes of the type count on from it); for all later nodes:
+ * {@code devid=} (ibsim keeps it); for all later ports: {@code width=}, {@code speed=},
+ * {@code extspeed=};</li>
  * <li>{@code include "file"} (relative to the including file), comments, blank lines; ibsim's
- * {@code do} console commands and ibnetdiscover's chassis lines are skipped.</li>
+ * {@code do} console commands and the chassis lines of {@code ibnetdiscover -g} are skipped.</li>
  * </ul>
  * A port may be listed from one end or both; listed from both, the two ends must agree. GUIDs
  * come from the file when it has them (the id "S-/H-/R-&lt;guid&gt;", a {@code ...guid=} line,
@@ -64,6 +63,7 @@ public final class TopologyParser {
     private static final Pattern LID = Pattern.compile("\\blid\\s+(\\d+)");
     private static final Pattern WIDTH_SPEED = Pattern.compile("\\b(\\d+)[xX](SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR)\\b");
     private static final Pattern OPTION = Pattern.compile("^([A-Za-z]+)=(\\S+)$");
+    private static final Pattern BLANKS = Pattern.compile("\\s+");
 
     private record Where(String source, int line, String chain) {
         TopologyException error(String message) {
@@ -93,6 +93,8 @@ public final class TopologyParser {
         final Where where;
         final Long[] portGuids;
         final PortLine[] ports;
+        /** Ports already joined into a link by {@link #link()}. */
+        final boolean[] cabled;
         int baseLid;
         int baseLidPort = Integer.MAX_VALUE;
 
@@ -110,6 +112,7 @@ public final class TopologyParser {
             this.where = where;
             this.portGuids = new Long[portCount + 1];
             this.ports = new PortLine[portCount + 1];
+            this.cabled = new boolean[portCount + 1];
         }
     }
 
@@ -146,12 +149,16 @@ public final class TopologyParser {
     /** ibnetdiscover names every node "S-", "H-" or "R-" and its GUID; ibsim files name them freely. */
     public static Format detect(List<String> lines) {
         for (String l : lines) {
-            Matcher m = NODE.matcher(l.strip());
-            if (m.matches() && GUID_ID.matcher(m.group(3)).matches()) {
-                return Format.IBNETDISCOVER;
-            }
             if (l.startsWith("# Topology file: generated")) {
                 return Format.IBNETDISCOVER;
+            }
+            String t = l.strip();
+            if (t.startsWith("Switch") || t.startsWith("Ca") || t.startsWith("Hca") || t.startsWith("Rt")) {
+                Matcher m = NODE.matcher(t);
+                if (m.matches()) {
+                    // the first node line decides: reading on through a large net file would cost a second pass
+                    return GUID_ID.matcher(m.group(3)).matches() ? Format.IBNETDISCOVER : Format.NET;
+                }
             }
         }
         return Format.NET;
@@ -186,10 +193,13 @@ public final class TopologyParser {
                 include(m.group(1) != null ? m.group(1) : m.group(2), dir, where, depth);
                 current = null;
             } else if ((m = SETTING.matcher(t)).matches()) {
-                setting(m.group(1), m.group(2).strip(), where);
+                // ibnetdiscover -g appends "# chassis ..." to switchguid= and sysimgguid= lines
+                String value = m.group(2);
+                int hash = value.indexOf('#');
+                setting(m.group(1), (hash >= 0 ? value.substring(0, hash) : value).strip(), where);
                 current = null;
             } else if (t.equals("do") || t.startsWith("do ") || t.startsWith("do\t")
-                    || t.startsWith("Chassis ") || t.startsWith("Hostname:")) {
+                    || t.startsWith("Chassis ") || t.startsWith("Hostname:") || t.equals("Non-Chassis Nodes")) {
                 // ibsim console commands run at load, and ibnetdiscover -g grouping: no topology in them
                 current = null;
             } else {
@@ -311,8 +321,7 @@ public final class TopologyParser {
         }
         pendingSwitchPortGuid = null;
         pendingSystemImageGuid = null;
-        pendingVendorId = null;
-        pendingDeviceId = null;
+        pendingVendorId = null; // ibsim resets vendid and sysimgguid after each node but keeps devid
         nodes.add(p);
         byId.put(id, p);
         byGuid.put(guid, p);
@@ -408,7 +417,7 @@ public final class TopologyParser {
             after = comment.substring(q2 + 1);
         }
         Map<String, String> opts = new HashMap<>();
-        for (String token : options.strip().split("\\s+")) {
+        for (String token : BLANKS.split(options.strip())) {
             if (!token.isEmpty()) {
                 option(token, opts, where);
             }
@@ -424,9 +433,13 @@ public final class TopologyParser {
             }
             speed = LinkSpeed.parse(ws.group(2));
         }
-        for (String token : after.strip().split("\\s+")) {
-            if (OPTION.matcher(token).matches()) {
-                option(token, opts, where);
+        if (width == null) {
+            // ibnetdiscover -f restates the active width and speed as "s=1 w=2 v=4" after "4xHDR": the
+            // width-speed word says more (s= cannot tell FDR from QDR), so those only count without it
+            for (String token : BLANKS.split(after.strip())) {
+                if (OPTION.matcher(token).matches()) {
+                    option(token, opts, where);
+                }
             }
         }
         if (opts.containsKey("w")) {
@@ -453,7 +466,8 @@ public final class TopologyParser {
 
     private void option(String token, Map<String, String> opts, Where where) throws TopologyException {
         Matcher o = OPTION.matcher(token);
-        if (!o.matches() || !Set.of("w", "s", "e", "v").contains(o.group(1))) {
+        if (!o.matches() || !(o.group(1).equals("w") || o.group(1).equals("s") || o.group(1).equals("e")
+                || o.group(1).equals("v"))) {
             throw where.error("expected port options w=, s= or e=, got '" + token + "'");
         }
         opts.put(o.group(1), o.group(2));
@@ -495,25 +509,22 @@ public final class TopologyParser {
     /** Joins the port lines into links: each cable once, both ends agreeing when both are listed. */
     private List<LinkSpec> link() throws TopologyException {
         List<LinkSpec> links = new ArrayList<>();
-        Set<String> cabled = new HashSet<>();
         for (Pending n : nodes) {
             for (PortLine pl : n.ports) {
-                if (pl == null || cabled.contains(end(n.id, pl.port()))) {
+                if (pl == null || n.cabled[pl.port()]) {
                     continue;
                 }
                 Where where = pl.where();
                 Pending peer = byId.get(pl.peerId());
-                String self = "\"" + n.id + "\"[" + pl.port() + "]";
                 if (peer == null) {
-                    throw where.error(self + " is cabled to \"" + pl.peerId() + "\", which is not defined");
+                    throw where.error(label(n.id, pl.port()) + " is cabled to \"" + pl.peerId() + "\", which is not defined");
                 }
-                String other = "\"" + peer.id + "\"[" + pl.peerPort() + "]";
                 if (pl.peerPort() > peer.portCount) {
-                    throw where.error(self + " is cabled to " + other + ", but \"" + peer.id + "\" has ports 1.."
+                    throw where.error(label(n.id, pl.port()) + " is cabled to " + label(peer.id, pl.peerPort()) + ", but \"" + peer.id + "\" has ports 1.."
                             + peer.portCount);
                 }
                 if (peer == n && pl.peerPort() == pl.port()) {
-                    throw where.error(self + " is cabled to itself");
+                    throw where.error(label(n.id, pl.port()) + " is cabled to itself");
                 }
                 PortLine back = peer.ports[pl.peerPort()];
                 LinkWidth width = pl.width();
@@ -521,26 +532,29 @@ public final class TopologyParser {
                 if (back != null) {
                     if (!back.peerId().equals(n.id) || back.peerPort() != pl.port()) {
                         Where later = back.where().line() > where.line() ? back.where() : where;
-                        throw later.error(self + " (" + where + ") is cabled to " + other + ", but " + other + " ("
+                        throw later.error(label(n.id, pl.port()) + " (" + where + ") is cabled to "
+                                + label(peer.id, pl.peerPort()) + ", but " + label(peer.id, pl.peerPort()) + " ("
                                 + back.where() + ") is cabled to \"" + back.peerId() + "\"[" + back.peerPort() + "]");
                     }
                     if (width != null && back.width() != null && width != back.width()) {
-                        throw back.where().error("the two ends of " + self + " - " + other + " disagree on width: "
+                        throw back.where().error("the two ends of " + label(n.id, pl.port()) + " - "
+                                + label(peer.id, pl.peerPort()) + " disagree on width: "
                                 + width.label() + " at " + where + ", " + back.width().label() + " here");
                     }
                     if (speed != null && back.speed() != null && speed != back.speed()) {
-                        throw back.where().error("the two ends of " + self + " - " + other + " disagree on speed: "
+                        throw back.where().error("the two ends of " + label(n.id, pl.port()) + " - "
+                                + label(peer.id, pl.peerPort()) + " disagree on speed: "
                                 + speed + " at " + where + ", " + back.speed() + " here");
                     }
                     width = width != null ? width : back.width();
                     speed = speed != null ? speed : back.speed();
                     peerGuid(n, pl.port(), back.peerGuid(), back.where());
-                } else if (cabled.contains(end(peer.id, pl.peerPort()))) {
-                    throw where.error(self + " is cabled to " + other + ", which already has a cable");
+                } else if (peer.cabled[pl.peerPort()]) {
+                    throw where.error(label(n.id, pl.port()) + " is cabled to " + label(peer.id, pl.peerPort()) + ", which already has a cable");
                 }
                 peerGuid(peer, pl.peerPort(), pl.peerGuid(), where);
-                cabled.add(end(n.id, pl.port()));
-                cabled.add(end(peer.id, pl.peerPort()));
+                n.cabled[pl.port()] = true;
+                peer.cabled[pl.peerPort()] = true;
                 links.add(new LinkSpec(n.id, pl.port(), peer.id, pl.peerPort(), width, speed));
             }
         }
@@ -586,8 +600,9 @@ public final class TopologyParser {
         return specs;
     }
 
-    private static String end(String id, int port) {
-        return id + "\u0000" + port;
+    /** "node"[port], as messages name a port. */
+    private static String label(String id, int port) {
+        return "\"" + id + "\"[" + port + "]";
     }
 
     private static int small(String digits) {

@@ -238,6 +238,223 @@ class TopologyParserTest {
         assertThrows(TopologyException.class, () -> TopologyParser.parse(dir.resolve("loop.net")));
     }
 
+    private static Topology resource(String name) throws Exception {
+        try (InputStream in = TopologyParserTest.class.getResourceAsStream(name)) {
+            return TopologyParser.parse(name, new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void ibsimPortOptionsMeanWhatRealIbnetdiscoverPrints() throws Exception {
+        Topology net = resource("speeds.net");
+        Set<List<Object>> expected = byDescription(net);
+        assertEquals(expected, byDescription(resource("speeds.ibnetdiscover")));
+        assertEquals(expected, byDescription(resource("speeds-full.ibnetdiscover")), "ibnetdiscover -f");
+        assertEquals(expected, byDescription(resource("speeds-grouped.ibnetdiscover")), "ibnetdiscover -g");
+        assertEquals(List.of(
+                new LinkSpec("sw1", 1, "h1", 1, LinkWidth.X4, LinkSpeed.HDR),
+                new LinkSpec("sw1", 2, "h2", 1, LinkWidth.X12, LinkSpeed.QDR),
+                new LinkSpec("sw1", 3, "sw2", 1, LinkWidth.X1, LinkSpeed.SDR),
+                new LinkSpec("sw1", 4, "sw2", 2, LinkWidth.X2, LinkSpeed.HDR),
+                new LinkSpec("sw1", 5, "h1", 2, LinkWidth.X8, LinkSpeed.EDR),
+                new LinkSpec("sw2", 3, "h3", 1, LinkWidth.X4, LinkSpeed.FDR)), net.links());
+    }
+
+    @Test
+    void everyWidthAndSpeedWordOfIbnetdiscover() throws Exception {
+        String[][] cases = {{"1xSDR", "X1", "SDR"}, {"2xDDR", "X2", "DDR"}, {"4xQDR", "X4", "QDR"},
+            {"8xFDR10", "X8", "FDR10"}, {"12xFDR", "X12", "FDR"}, {"4xEDR", "X4", "EDR"}, {"4xHDR", "X4", "HDR"},
+            {"4xNDR", "X4", "NDR"}, {"2xNDR", "X2", "NDR"}};
+        for (String[] c : cases) {
+            Topology t = parse("Switch 2 \"S-0000000000000010\" # \"s\" base port 0 lid 1 lmc 0\n"
+                    + "[1] \"H-0000000000000020\"[1](21) # \"h HCA-1\" lid 2 " + c[0] + "\n"
+                    + "Ca 1 \"H-0000000000000020\" # \"h HCA-1\"\n"
+                    + "[1](21) \"S-0000000000000010\"[1] # lid 2 lmc 0 \"s\" lid 1 " + c[0] + "\n");
+            LinkSpec l = t.links().get(0);
+            assertEquals(LinkWidth.valueOf(c[1]), l.width(), c[0]);
+            assertEquals(LinkSpeed.valueOf(c[2]), l.speed(), c[0]);
+        }
+        Topology unknown = parse("Switch 2 \"S-0000000000000010\" # \"s\" lid 1\n"
+                + "[1] \"H-0000000000000020\"[1](21) # \"h\" lid 2 4x???\nCa 1 \"H-0000000000000020\"\n");
+        assertNull(unknown.links().get(0).speed(), "ibnetdiscover prints ??? for a speed it does not know");
+        fails("Switch 2 \"S-0000000000000010\"\n[1] \"H-0000000000000020\"[1](21) # \"h\" lid 2 3xQDR\n"
+                + "Ca 1 \"H-0000000000000020\"\n", 2, "no 3x link width: expected 1x, 2x, 4x, 8x or 12x");
+        fails("Switch 8 \"s\"\n[1] \"a\"[1] e=16\nHca 1 \"a\"\n", 2, "extended speed mask 16 must be 0..15");
+        fails("Switch 8 \"s\"\n[1] \"a\"[1] s=9\nHca 1 \"a\"\n", 2, "speed mask 9 must be 0..7");
+        fails("Switch 8 \"s\"\n[1] \"a\"[1] # \"a\" lid 3 4xQDR\nHca 1 \"a\"\n[1] \"s\"[1] # lid 3 lmc 0 \"s\" "
+                + "lid 1 4xFDR\n", 4, "disagree on speed: QDR at net:2, FDR here");
+    }
+
+    @Test
+    void ibsimNetLinkOptionsAndDefaults() throws Exception {
+        Topology t = parse("""
+                Switch 4 "s"
+                [1] "a"[1] w=0x3 s=0
+                [2] "b"[1] w=17 s=3 e=0
+                [3] "c"[1] w=2 s=7 e=9
+                speed=1
+                Hca 1 "a"
+                Hca 1 "b"
+                Hca 1 "c"
+                Hca 1 "d"
+                [1] "s"[4]
+                """);
+        assertEquals(new LinkSpec("s", 1, "a", 1, LinkWidth.X4, LinkSpeed.QDR), t.links().get(0), "s=0 is QDR");
+        assertEquals(new LinkSpec("s", 2, "b", 1, LinkWidth.X2, LinkSpeed.DDR), t.links().get(1));
+        assertEquals(new LinkSpec("s", 3, "c", 1, LinkWidth.X4, LinkSpeed.NDR), t.links().get(2),
+                "the fastest extended speed enabled");
+        assertEquals(new LinkSpec("d", 1, "s", 4, null, LinkSpeed.SDR), t.links().get(3), "speed= for later ports");
+    }
+
+    @Test
+    void switchesHaveUpTo254Ports() throws Exception {
+        StringBuilder text = new StringBuilder("Switch 254 \"big\" # \"director switch\"\n");
+        for (int p = 1; p <= 254; p++) {
+            text.append("[").append(p).append("] \"h").append(p).append("\"[1]\n");
+        }
+        for (int p = 1; p <= 254; p++) {
+            text.append("Hca 1 \"h").append(p).append("\"\n");
+        }
+        Topology t = parse(text.toString());
+        assertEquals(254, t.nodes().get(0).portCount());
+        assertEquals(254, t.links().size());
+        assertEquals(new LinkSpec("big", 254, "h254", 1, null, null), t.links().get(253));
+        fails("# a comment\nSwitch 255 \"big\"\n", 2, "a node has 1 to 254 ports, got 255");
+        fails("Switch 0 \"none\"\n", 1, "a node has 1 to 254 ports, got 0");
+        fails("Hca 1 \"h\"\nHca 255 \"big\"\n", 2, "a node has 1 to 254 ports, got 255");
+    }
+
+    @Test
+    void parallelLinksBetweenTwoSwitches() throws Exception {
+        Topology t = parse("""
+                Switch 36 "spine"
+                [1] "leaf"[33]
+                [2] "leaf"[34] w=2
+                [3] "leaf"[35]
+                Switch 36 "leaf"
+                [33] "spine"[1]
+                [34] "spine"[2] w=2
+                [35] "spine"[3]
+                [36] "spine"[4]
+                """);
+        assertEquals(List.of(
+                new LinkSpec("spine", 1, "leaf", 33, null, null),
+                new LinkSpec("spine", 2, "leaf", 34, LinkWidth.X4, null),
+                new LinkSpec("spine", 3, "leaf", 35, null, null),
+                new LinkSpec("leaf", 36, "spine", 4, null, null)), t.links());
+        fails("Switch 4 \"a\"\n[1] \"b\"[1]\n[2] \"b\"[1]\nSwitch 4 \"b\"\n", 3,
+                "\"a\"[2] is cabled to \"b\"[1], which already has a cable");
+    }
+
+    @Test
+    void descriptionsWithSpacesQuotesAndKeywords() throws Exception {
+        Topology net = parse("""
+                Switch 4 "sw" # "MF0;sw lid 7:SX6036/U1" enhanced port 0 lid 9 lmc 0
+                [1] "a"[1]
+                Hca 1 "a" # "node "a" HCA-1"
+                Hca 1 "b" # plain words HCA-1
+                Switch 2 "t" # big switch enhanced port 0 lid 4
+                """);
+        NodeSpec sw = net.node("sw").orElseThrow();
+        assertEquals("MF0;sw lid 7:SX6036/U1", sw.description(), "keywords inside the quotes stay");
+        assertEquals(9, sw.baseLid());
+        assertEquals("node \"a\" HCA-1", net.node("a").orElseThrow().description());
+        assertEquals("plain words HCA-1", net.node("b").orElseThrow().description(), "unquoted, as ibsim reads it");
+        NodeSpec t = net.node("t").orElseThrow();
+        assertEquals("big switch", t.description());
+        assertTrue(t.enhancedPort0());
+        assertEquals(4, t.baseLid());
+
+        Topology ibnd = parse("""
+                switchguid=0x10(10)
+                Switch	4 "S-0000000000000010"		# "core "1" # lid 5" base port 0 lid 1 lmc 0
+                [1]	"H-0000000000000020"[1](21) 		# "h "x" lid 9 4xFDR" lid 2 4xQDR
+                caguid=0x20
+                Ca	1 "H-0000000000000020"		# "h "x" lid 9 4xFDR"
+                [1](21) 	"S-0000000000000010"[1]		# lid 2 lmc 0 "core "1" # lid 5" lid 1 4xQDR
+                """);
+        assertEquals("core \"1\" # lid 5", ibnd.nodes().get(0).description());
+        assertEquals(1, ibnd.nodes().get(0).baseLid());
+        assertEquals("h \"x\" lid 9 4xFDR", ibnd.nodes().get(1).description());
+        assertEquals(2, ibnd.nodes().get(1).baseLid(), "the LID before the quotes, not the one inside");
+        assertEquals(LinkSpeed.QDR, ibnd.links().get(0).speed(), "the speed after the quotes");
+        fails("Hca 1 \"h\" # \"unterminated\n", 1, "unterminated description");
+    }
+
+    @Test
+    void hcaPortsWithoutCable() throws Exception {
+        Topology t = parse("""
+                Switch 8 "s"
+                [3] "h"[2]
+                Hca 4 "h"
+                [2] "s"[3]
+                """);
+        NodeSpec h = t.node("h").orElseThrow();
+        assertEquals(4, h.portCount());
+        assertEquals(List.of(h.nodeGuid() + 1, h.nodeGuid() + 2, h.nodeGuid() + 3, h.nodeGuid() + 4), h.portGuids(),
+                "uncabled ports have GUIDs too");
+        assertEquals(List.of(new LinkSpec("s", 3, "h", 2, null, null)), t.links());
+    }
+
+    @Test
+    void guidsFromIbnetdiscoverLines() throws Exception {
+        Topology t = parse("""
+                vendid=0x2c9
+                devid=0xc738
+                sysimgguid=0x2c9030000aa00
+                switchguid=0x2c9030000aa10(2c9030000aa11)
+                Switch\t8 "S-0002c9030000aa10"\t\t# "sw" enhanced port 0 lid 1 lmc 0
+                [1]\t"H-0002c9030000bb00"[1](2c9030000bb07) \t\t# "h HCA-1" lid 3 4xEDR
+
+                vendid=0x2c9
+                devid=0x1017
+                sysimgguid=0x2c9030000bbff
+                caguid=0x2c9030000bb00
+                Ca\t2 "H-0002c9030000bb00"\t\t# "h HCA-1"
+                [1](2c9030000bb07) \t"S-0002c9030000aa10"[1]\t\t# lid 3 lmc 0 "sw" lid 1 4xEDR
+                [2](2c9030000bb08) \t"H-0002c9030000cc00"[1] (2c9030000cc05) \t\t# lid 4 lmc 0 "g HCA-1" lid 7 4xEDR
+
+                caguid=0x2c9030000cc00
+                Ca\t1 "H-0002c9030000cc00"\t\t# "g HCA-1"
+                """);
+        NodeSpec sw = t.nodes().get(0);
+        assertEquals(0x2c9030000aa10L, sw.nodeGuid());
+        assertEquals(0x2c9030000aa11L, sw.portGuid(0), "switchguid=node(port 0)");
+        assertEquals(0x2c9030000aa11L, sw.portGuid(5), "all switch ports share port 0's GUID");
+        assertEquals(0x2c9030000aa00L, sw.systemImageGuid());
+        assertEquals(0xc738, sw.deviceId());
+        NodeSpec h = t.nodes().get(1);
+        assertEquals(0x2c9030000bbffL, h.systemImageGuid());
+        assertEquals(List.of(0x2c9030000bb07L, 0x2c9030000bb08L), h.portGuids(), "port GUIDs in parentheses");
+        assertEquals(0x1017, h.deviceId());
+        assertEquals(0x2c9, h.vendorId());
+        assertEquals(3, h.baseLid());
+        NodeSpec g = t.nodes().get(2);
+        assertEquals(List.of(0x2c9030000cc05L), g.portGuids(), "a port GUID printed by the far end");
+        assertEquals(g.nodeGuid(), g.systemImageGuid(), "no sysimgguid= line: the node GUID");
+        assertEquals(new LinkSpec(h.id(), 2, g.id(), 1, LinkWidth.X4, LinkSpeed.EDR), t.links().get(1));
+        fails("caguid=0x20\nCa 2 \"H-0000000000000020\"\n[1](21) \"S-0000000000000010\"[1]\n"
+                + "switchguid=0x10(10)\nSwitch 2 \"S-0000000000000010\"\n[1] \"H-0000000000000020\"[1](99)\n",
+                6, "port GUID 99 given for \"H-0000000000000020\"[1] disagrees with its own, 21");
+        fails("sysimgguid=0xzz\nHca 1 \"a\"\n", 1, "expected a number like 0x2c9 or 12, got '0xzz'");
+        fails("switchguid=0x10(10\nSwitch 2 \"s\"\n", 1, "expected switchguid=0x<guid>(<port guid>)");
+    }
+
+    @Test
+    void devidCarriesOnAsInIbsimVendidDoesNot() throws Exception {
+        Topology t = parse("""
+                vendid=0x15b3
+                devid=0x1017
+                Hca 1 "a"
+                Hca 1 "b"
+                """);
+        assertEquals(0x15b3, t.nodes().get(0).vendorId());
+        assertEquals(TopologyParser.CA_VENDOR_ID, t.nodes().get(1).vendorId());
+        assertEquals(0x1017, t.nodes().get(0).deviceId());
+        assertEquals(0x1017, t.nodes().get(1).deviceId());
+        fails("vendid=0x1000000\nHca 1 \"a\"\n", 1, "'0x1000000' does not fit in 24 bits");
+    }
+
     private static void fails(String text, int line, String expected) {
         TopologyException e = assertThrows(TopologyException.class, () -> parse(text));
         assertEquals(line, e.line(), e.getMessage());
