@@ -265,6 +265,22 @@ class FabricRoutingTest {
         assertEquals(before + 1, PortCounters.decode(r, Mad.PERF_DATA_OFFSET).portRcvSwitchRelayErrors());
     }
 
+    /**
+     * PortRcvSwitchRelayErrors counts packets the relay discards for "DLID mapping, VL mapping,
+     * looping (output port = input port)" (IBA PortCounters): a forwarding table that sends a
+     * LID back out the port it came in by loops, and the packet goes no further.
+     */
+    @Test
+    void aRouteBackOutTheIngressPortIsALoopAndARelayError() throws Exception {
+        f.assignLids(0);
+        f.setLinearForwarding(TO_S1, Map.of(LID_A, 1, LID_S1, 0, LID_S2, 3, LID_B, 3, 5, 1));
+        long errors = f.s1.port(1).counter(Counter.RCV_SWITCH_RELAY_ERRORS);
+        long back = f.s1.port(1).counter(Counter.XMIT_PKTS);
+        assertTimesOut(f.smAgent, f.sm, lidRouted(Method.GET, SmAttribute.NODE_INFO, 0), 5);
+        assertEquals(errors + 1, f.s1.port(1).counter(Counter.RCV_SWITCH_RELAY_ERRORS));
+        assertEquals(back, f.s1.port(1).counter(Counter.XMIT_PKTS), "not relayed back where it came from");
+    }
+
     @Test
     void nonSmpsNeedActiveLinksWhileSmpsCrossInit() throws Exception {
         f.assignLids(0);
