@@ -48,8 +48,9 @@ final class SwitchRelay {
                     return;
                 }
                 if (Smp.direction(mad)) {
-                    // the return path ends here: the rest of the way to DrSLID is LID-routed
-                    route(sw, in.number(), readdressed(d, Smp.drSlid(mad)));
+                    // the return path ends here: this switch's SMI sends the rest of the way to
+                    // DrSLID LID-routed, as from its port 0, so leaving by the arrival port is no loop
+                    route(sw, 0, readdressed(d, Smp.drSlid(mad)));
                 } else {
                     wire.deliver(sw.port(0), d, in.number());
                 }
@@ -69,8 +70,9 @@ final class SwitchRelay {
 
     /**
      * LID routing: to port 0 when the DLID is the switch's own (or permissive, for an SMP), else
-     * out the port the LinearForwardingTable gives, even the one it came in by (a directed-route
-     * response turning into its LID-routed tail does). A packet with no valid route is discarded.
+     * out the port the LinearForwardingTable gives. A packet with no valid route, or one the table
+     * sends back out the port it came in by (looping), is discarded and counted in the ingress
+     * port's PortRcvSwitchRelayErrors ({@code inPort} 0: sent by the switch itself).
      */
     void route(Node sw, int inPort, Datagram d) {
         Port management = sw.port(0);
@@ -82,7 +84,7 @@ final class SwitchRelay {
         int out = sw.route(dlid);
         if (out == 0) {
             wire.deliver(management, d, inPort);
-        } else if (out == NO_ROUTE || out > sw.portCount()) {
+        } else if (out == NO_ROUTE || out > sw.portCount() || out == inPort) {
             if (inPort != 0) {
                 sw.port(inPort).count(Port.Counter.RCV_SWITCH_RELAY_ERRORS, 1);
             }
