@@ -37,7 +37,6 @@ final class TrapSender {
     private final Map<Long, Pending> pending = new HashMap<>();
     private final Map<Port, Pending> latest = new HashMap<>();
     private long nextTid = 1;
-    private boolean toggle;
 
     TrapSender(MadLayer layer, Fabric fabric) {
         this.layer = layer;
@@ -68,7 +67,6 @@ final class TrapSender {
         }
         long tid = nextTid++;
         byte[] mad = notice(issuer, trap, tid);
-        toggle = !toggle;
         int repeatMs = repeatMs(issuer);
         Pending p = new Pending(issuer, trap, tid, layer.scheduleRepeating(() -> resend(tid, mad), repeatMs));
         pending.put(tid, p);
@@ -122,7 +120,7 @@ final class TrapSender {
         put16(m, DATA + 2, producer);
         put16(m, DATA + 4, trap);
         put16(m, DATA + 6, issuer.lid());
-        put16(m, DATA + 8, toggle ? 0x8000 : 0);
+        // NoticeToggle and NoticeCount (bytes 8-9) stay 0: they number queued Notices, not traps
         int details = DATA + 10;
         if (linkState) {
             put16(m, details, issuer.lid());
@@ -131,8 +129,7 @@ final class TrapSender {
             put32(m, details + 6, issuer.capabilityMask());
             put16(m, details + 12, issuer.capabilityMask2());
         }
-        put64(m, DATA + 64, issuer.subnetPrefix());
-        put64(m, DATA + 72, issuer.guid());
+        // IssuerGID (Notice bytes 64-79) has no room in an SMP's 64-byte data: SMAs leave it out
         return m;
     }
 
@@ -151,8 +148,4 @@ final class TrapSender {
         put16(m, off + 2, v);
     }
 
-    private static void put64(byte[] m, int off, long v) {
-        put32(m, off, (int) (v >>> 32));
-        put32(m, off + 4, (int) v);
-    }
 }
