@@ -99,8 +99,9 @@ final class DeviceFileSystem extends FuseStubFS {
         return fuse;
     }
 
-    int mainLoop(String[] argv) {
-        return libFuse.fuse_main_real(argv.length, argv, fuseOperations, Struct.size(fuseOperations), null);
+    /** fuse_main on Java threads: see {@link FuseLoop}. */
+    int mainLoop(String threadName, String[] argv) {
+        return FuseLoop.run(threadName, argv, fuseOperations, Struct.size(fuseOperations));
     }
 
     // ---- directory ----
