@@ -9,16 +9,22 @@ import ru.serce.jnrfuse.struct.FuseOperations;
  * for each callback and detaches it afterwards, which cost more than the whole FUSE round
  * trip. A Java worker is attached for its whole life, so a callback is a plain JNI upcall.
  *
- * <p>The pool behaves as libfuse 2.9's: a worker that takes a request when no other is idle
- * starts another (a blocked device call never starves the rest), and a worker finding more
- * than {@link #MAX_IDLE} idle ones ends. After {@code fuse_exit} each worker ends once a
- * request wakes it ({@link DeviceDirectory} sends them); unmounting ends them all.
+ * <p>The pool grows as libfuse 2.9's does, with one difference: when a worker takes a request
+ * and no other is idle, another is started only if none becomes idle within
+ * {@link #SPARE_DELAY_MS} (a blocked device call never starves the rest). libfuse starts one at
+ * once; here, a worker that has just sent its reply is often not yet counted idle when the
+ * caller's next request arrives, so that rule started (and the idle limit ended) a thread
+ * every few requests. A worker finding more than {@link #MAX_IDLE} idle ones ends. After
+ * {@code fuse_exit} each worker ends once a request wakes it ({@link DeviceDirectory} sends
+ * them); unmounting ends them all.
  */
 final class FuseLoop {
 
     private static final System.Logger LOG = System.getLogger(FuseLoop.class.getName());
     /** libfuse 2.9's limit of idle workers. */
     private static final int MAX_IDLE = 10;
+    /** How long every worker may be busy before a spare is started. */
+    private static final long SPARE_DELAY_MS = 1;
     private static final int EINTR = 4;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
@@ -29,6 +35,7 @@ final class FuseLoop {
     private int idle; // guarded by this
     private int workers; // guarded by this
     private int started; // guarded by this: names workers
+    private long finished; // guarded by this: requests served so far
     private boolean failed; // guarded by this: a receive failed with an error
 
     private FuseLoop(String name, long session, long channel, int bufferSize) {
@@ -62,11 +69,21 @@ final class FuseLoop {
         }
     }
 
+    /** Starts the first worker, then spares when every worker stays busy; returns when none is left. */
     private synchronized int serve() {
         startWorker();
         while (workers > 0) {
             try {
-                wait();
+                if (idle > 0) {
+                    wait();
+                } else {
+                    long before = finished;
+                    wait(SPARE_DELAY_MS);
+                    if (idle == 0 && finished == before && workers > 0
+                            && Fuse2.LIB.fuse_session_exited(session) == 0) {
+                        startWorker();
+                    }
+                }
             } catch (InterruptedException e) {
                 // the loop ends with the session, not with this thread's interruption
             }
@@ -108,12 +125,13 @@ final class FuseLoop {
                 synchronized (this) {
                     busy = true;
                     if (--idle == 0) {
-                        startWorker();
+                        notifyAll();
                     }
                 }
                 Fuse2.LIB.fuse_session_process(session, buffer, length, MEMORY.getAddress(channelCell));
                 synchronized (this) {
                     busy = false;
+                    finished++;
                     if (++idle > MAX_IDLE) {
                         break;
                     }
