@@ -93,17 +93,53 @@ final class FuseLoop {
 
     /** Caller holds the lock. */
     private void startWorker() {
-        Thread worker = new Thread(this::work, name + "-" + ++started);
+        Worker worker = new Worker(this, name + "-" + ++started);
         worker.setDaemon(true);
         workers++;
         idle++;
         worker.start();
     }
 
-    private void work() {
+    /** A thread of the pool; {@code busy} from taking a request until its answer is computed. */
+    private static final class Worker extends Thread {
+        final FuseLoop loop;
+        boolean busy; // guarded by loop
+
+        Worker(FuseLoop loop, String name) {
+            super(name);
+            this.loop = loop;
+        }
+
+        @Override
+        public void run() {
+            loop.work(this);
+        }
+    }
+
+    /**
+     * Called by a callback with its answer ready: the worker counts as idle before libfuse sends
+     * the reply, since the woken caller often preempts it right there and asks again at once.
+     */
+    static void answered() {
+        if (Thread.currentThread() instanceof Worker worker) {
+            synchronized (worker.loop) {
+                worker.loop.release(worker);
+            }
+        }
+    }
+
+    /** Caller holds the lock. */
+    private void release(Worker worker) {
+        if (worker.busy) {
+            worker.busy = false;
+            finished++;
+            idle++;
+        }
+    }
+
+    private void work(Worker worker) {
         long buffer = MEMORY.allocateMemory(bufferSize, false);
         long channelCell = MEMORY.allocateMemory(8, true);
-        boolean busy = false;
         try {
             while (Fuse2.LIB.fuse_session_exited(session) == 0) {
                 MEMORY.putAddress(channelCell, channel);
@@ -123,16 +159,15 @@ final class FuseLoop {
                     break;
                 }
                 synchronized (this) {
-                    busy = true;
+                    worker.busy = true;
                     if (--idle == 0) {
                         notifyAll();
                     }
                 }
                 Fuse2.LIB.fuse_session_process(session, buffer, length, MEMORY.getAddress(channelCell));
                 synchronized (this) {
-                    busy = false;
-                    finished++;
-                    if (++idle > MAX_IDLE) {
+                    release(worker);
+                    if (idle > MAX_IDLE) {
                         break;
                     }
                 }
@@ -143,7 +178,7 @@ final class FuseLoop {
             MEMORY.freeMemory(channelCell);
             MEMORY.freeMemory(buffer);
             synchronized (this) {
-                if (!busy) {
+                if (!worker.busy) {
                     idle--;
                 }
                 workers--;
