@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  * each file is a regular file of size 0 whose open/read/write/ioctl/poll/release reach a
  * {@link CharDevice} and the {@link DeviceFile}s it opens.
  *
- * <p>Every request runs on one of libfuse's worker threads, which grow in number while requests
- * block; a device call may block there as long as it ends once {@link Caller#interrupted()}.
+ * <p>Every request runs on one of the worker threads of a {@link FuseLoop}, which grow in number
+ * while requests block; a device call may block there as long as it ends once {@link Caller#interrupted()}.
  * {@link #close()} makes every caller look interrupted, waits for the callbacks to return,
  * aborts the FUSE connection (the kernel then fails whatever is left with ENOTCONN) and
  * unmounts.
@@ -78,7 +78,8 @@ public final class DeviceDirectory implements AutoCloseable {
         }
         String[] argv = {fsName, "-f", target.toString(), "-o",
             "allow_other,default_permissions,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
-        Thread thread = new Thread(() -> loopResult = fileSystem.mainLoop(argv), "devfs-" + fsName);
+        Thread thread = new Thread(() -> loopResult = fileSystem.mainLoop("devfs-" + fsName, argv),
+                "devfs-" + fsName);
         thread.setDaemon(true);
         thread.start();
         used = true;
@@ -163,9 +164,10 @@ public final class DeviceDirectory implements AutoCloseable {
     }
 
     /**
-     * fuse_exit only flags the session; libfuse's loop notices after its next request, so each
-     * poke sends one (statfs, never cached) from a thread of its own in case it blocks. When the
-     * loop ends, libfuse closes /dev/fuse, which aborts the connection, and unmounts.
+     * fuse_exit only flags the session; each idle worker of the loop notices after its next
+     * request, so each poke sends one (statfs, never cached) from a thread of its own in case it
+     * blocks. When the last worker is gone, the loop unmounts and closes /dev/fuse, which aborts
+     * the connection.
      */
     private void stopLoop(Thread thread, Path target) {
         long fuse = fileSystem.fusePointer();
@@ -178,7 +180,7 @@ public final class DeviceDirectory implements AutoCloseable {
                 Thread poke = new Thread(() -> filesystemType(target), "devfs-poke-" + fsName);
                 poke.setDaemon(true);
                 poke.start();
-                thread.join(100);
+                thread.join(10); // one worker ends per poke, and up to 11 may be idle
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

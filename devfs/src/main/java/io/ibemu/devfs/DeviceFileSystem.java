@@ -63,12 +63,12 @@ final class DeviceFileSystem extends FuseStubFS {
 
     DeviceFileSystem(Map<String, DeviceDirectory.Entry> entries) {
         this.entries = entries;
-        fuseOperations.open.set((path, fi) -> open(path, fi));
-        fuseOperations.read.set((path, buf, size, offset, fi) -> read(buf, size, offset, fi));
-        fuseOperations.write.set((path, buf, size, offset, fi) -> write(buf, size, offset, fi));
-        fuseOperations.ioctl.set((path, cmd, arg, fi, flags, data) -> ioctl(cmd, arg, fi, data));
-        fuseOperations.poll.set((path, fi, ph, reventsp) -> poll(fi, ph, reventsp));
-        fuseOperations.release.set((path, fi) -> release(fi));
+        fuseOperations.open.set((path, fi) -> answered(open(path, fi)));
+        fuseOperations.read.set((path, buf, size, offset, fi) -> answered(read(buf, size, offset, fi)));
+        fuseOperations.write.set((path, buf, size, offset, fi) -> answered(write(buf, size, offset, fi)));
+        fuseOperations.ioctl.set((path, cmd, arg, fi, flags, data) -> answered(ioctl(cmd, arg, fi, data)));
+        fuseOperations.poll.set((path, fi, ph, reventsp) -> answered(poll(fi, ph, reventsp)));
+        fuseOperations.release.set((path, fi) -> answered(release(fi)));
         fuseOperations.init.set(conn -> {
             try {
                 fuse = Fuse2.fuse(Fuse2.context());
@@ -81,6 +81,12 @@ final class DeviceFileSystem extends FuseStubFS {
         if (Struct.size(fuseOperations) == OPERATIONS_SIZE) {
             Struct.getMemory(fuseOperations).putInt(OPERATIONS_FLAGS, FLAG_NULLPATH_OK | FLAG_NOPATH);
         }
+    }
+
+    /** The I/O callbacks' result, after telling the loop that this worker is done with it. */
+    private static int answered(int result) {
+        FuseLoop.answered();
+        return result;
     }
 
     boolean closing() {
@@ -99,8 +105,9 @@ final class DeviceFileSystem extends FuseStubFS {
         return fuse;
     }
 
-    int mainLoop(String[] argv) {
-        return libFuse.fuse_main_real(argv.length, argv, fuseOperations, Struct.size(fuseOperations), null);
+    /** fuse_main on Java threads: see {@link FuseLoop}. */
+    int mainLoop(String threadName, String[] argv) {
+        return FuseLoop.run(threadName, argv, fuseOperations, Struct.size(fuseOperations));
     }
 
     // ---- directory ----

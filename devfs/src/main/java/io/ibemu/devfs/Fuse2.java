@@ -3,6 +3,7 @@ package io.ibemu.devfs;
 import com.kenai.jffi.MemoryIO;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.annotations.IgnoreError;
+import ru.serce.jnrfuse.struct.FuseOperations;
 
 /**
  * The libfuse2 calls jnr-fuse binds unusably (it wraps every context in a new struct) or not at
@@ -26,6 +27,37 @@ final class Fuse2 {
 
         @IgnoreError
         void fuse_exit(long fuse);
+
+        // ---- the pieces of fuse_main that FuseLoop runs itself ----
+
+        /** Parses argv, mounts, builds the file system; returns struct fuse * or 0. */
+        long fuse_setup(int argc, String[] argv, FuseOperations ops, long opSize, long mountpointOut,
+                        long multithreadedOut, long userData);
+
+        @IgnoreError
+        void fuse_teardown(long fuse, long mountpoint);
+
+        @IgnoreError
+        long fuse_get_session(long fuse);
+
+        @IgnoreError
+        long fuse_session_next_chan(long session, long channel);
+
+        @IgnoreError
+        long fuse_chan_bufsize(long channel);
+
+        /** Reads one request from /dev/fuse into buf: its length, 0 once unmounted, or -errno. */
+        @IgnoreError
+        int fuse_chan_recv(long channelInOut, long buf, long size);
+
+        @IgnoreError
+        void fuse_session_process(long session, long buf, long length, long channel);
+
+        @IgnoreError
+        int fuse_session_exited(long session);
+
+        @IgnoreError
+        void fuse_session_exit(long session);
     }
 
     static final Lib LIB = LibraryLoader.create(Lib.class).failImmediately().load("libfuse.so.2");

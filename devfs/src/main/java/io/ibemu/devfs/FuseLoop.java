@@ -1,0 +1,189 @@
+package io.ibemu.devfs;
+
+import com.kenai.jffi.MemoryIO;
+import ru.serce.jnrfuse.struct.FuseOperations;
+
+/**
+ * libfuse2's multithreaded session loop ({@code fuse_main}'s {@code fuse_loop_mt}), run on Java
+ * threads. libfuse's own workers are native threads: jffi attaches such a thread to the JVM
+ * for each callback and detaches it afterwards, which cost more than the whole FUSE round
+ * trip. A Java worker is attached for its whole life, so a callback is a plain JNI upcall.
+ *
+ * <p>The pool grows as libfuse 2.9's does, with one difference: when a worker takes a request
+ * and no other is idle, another is started only if none becomes idle within
+ * {@link #SPARE_DELAY_MS} (a blocked device call never starves the rest). libfuse starts one at
+ * once; here, a worker that has just sent its reply is often not yet counted idle when the
+ * caller's next request arrives, so that rule started (and the idle limit ended) a thread
+ * every few requests. A worker finding more than {@link #MAX_IDLE} idle ones ends. After
+ * {@code fuse_exit} each worker ends once a request wakes it ({@link DeviceDirectory} sends
+ * them); unmounting ends them all.
+ */
+final class FuseLoop {
+
+    private static final System.Logger LOG = System.getLogger(FuseLoop.class.getName());
+    /** libfuse 2.9's limit of idle workers. */
+    private static final int MAX_IDLE = 10;
+    /** How long every worker may be busy before a spare is started. */
+    private static final long SPARE_DELAY_MS = 1;
+    private static final int EINTR = 4;
+    private static final MemoryIO MEMORY = MemoryIO.getInstance();
+
+    private final String name;
+    private final long session;
+    private final long channel;
+    private final int bufferSize;
+    private int idle; // guarded by this
+    private int workers; // guarded by this
+    private int started; // guarded by this: names workers
+    private long finished; // guarded by this: requests served so far
+    private boolean failed; // guarded by this: a receive failed with an error
+
+    private FuseLoop(String name, long session, long channel, int bufferSize) {
+        this.name = name;
+        this.session = session;
+        this.channel = channel;
+        this.bufferSize = bufferSize;
+    }
+
+    /**
+     * As {@code fuse_main_real}: mounts as {@code argv} says, serves requests until the session
+     * ends and every worker is gone, unmounts. Returns 0, or 1 when mounting or reading failed.
+     */
+    static int run(String name, String[] argv, FuseOperations ops, int opsSize) {
+        long cells = MEMORY.allocateMemory(16, true); // char *mountpoint; int multithreaded
+        try {
+            long fuse = Fuse2.LIB.fuse_setup(argv.length, argv, ops, opsSize, cells, cells + 8, 0);
+            if (fuse == 0) {
+                return 1;
+            }
+            try {
+                long session = Fuse2.LIB.fuse_get_session(fuse);
+                long channel = Fuse2.LIB.fuse_session_next_chan(session, 0);
+                int bufferSize = (int) Fuse2.LIB.fuse_chan_bufsize(channel);
+                return new FuseLoop(name, session, channel, bufferSize).serve();
+            } finally {
+                Fuse2.LIB.fuse_teardown(fuse, MEMORY.getAddress(cells));
+            }
+        } finally {
+            MEMORY.freeMemory(cells);
+        }
+    }
+
+    /** Starts the first worker, then spares when every worker stays busy; returns when none is left. */
+    private synchronized int serve() {
+        startWorker();
+        while (workers > 0) {
+            try {
+                if (idle > 0) {
+                    wait();
+                } else {
+                    long before = finished;
+                    wait(SPARE_DELAY_MS);
+                    if (idle == 0 && finished == before && workers > 0
+                            && Fuse2.LIB.fuse_session_exited(session) == 0) {
+                        startWorker();
+                    }
+                }
+            } catch (InterruptedException e) {
+                // the loop ends with the session, not with this thread's interruption
+            }
+        }
+        return failed ? 1 : 0;
+    }
+
+    /** Caller holds the lock. */
+    private void startWorker() {
+        Worker worker = new Worker(this, name + "-" + ++started);
+        worker.setDaemon(true);
+        workers++;
+        idle++;
+        worker.start();
+    }
+
+    /** A thread of the pool; {@code busy} from taking a request until its answer is computed. */
+    private static final class Worker extends Thread {
+        final FuseLoop loop;
+        boolean busy; // guarded by loop
+
+        Worker(FuseLoop loop, String name) {
+            super(name);
+            this.loop = loop;
+        }
+
+        @Override
+        public void run() {
+            loop.work(this);
+        }
+    }
+
+    /**
+     * Called by a callback with its answer ready: the worker counts as idle before libfuse sends
+     * the reply, since the woken caller often preempts it right there and asks again at once.
+     */
+    static void answered() {
+        if (Thread.currentThread() instanceof Worker worker) {
+            synchronized (worker.loop) {
+                worker.loop.release(worker);
+            }
+        }
+    }
+
+    /** Caller holds the lock. */
+    private void release(Worker worker) {
+        if (worker.busy) {
+            worker.busy = false;
+            finished++;
+            idle++;
+        }
+    }
+
+    private void work(Worker worker) {
+        long buffer = MEMORY.allocateMemory(bufferSize, false);
+        long channelCell = MEMORY.allocateMemory(8, true);
+        try {
+            while (Fuse2.LIB.fuse_session_exited(session) == 0) {
+                MEMORY.putAddress(channelCell, channel);
+                int length = Fuse2.LIB.fuse_chan_recv(channelCell, buffer, bufferSize);
+                if (length == -EINTR) {
+                    continue;
+                }
+                if (length <= 0) {
+                    if (length < 0) {
+                        LOG.log(System.Logger.Level.ERROR, "{0}: reading /dev/fuse failed: errno {1}", name,
+                                -length);
+                        Fuse2.LIB.fuse_session_exit(session);
+                        synchronized (this) {
+                            failed = true;
+                        }
+                    }
+                    break;
+                }
+                synchronized (this) {
+                    worker.busy = true;
+                    if (--idle == 0) {
+                        notifyAll();
+                    }
+                }
+                Fuse2.LIB.fuse_session_process(session, buffer, length, MEMORY.getAddress(channelCell));
+                synchronized (this) {
+                    release(worker);
+                    if (idle > MAX_IDLE) {
+                        break;
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, name + ": FUSE worker failed", t);
+        } finally {
+            MEMORY.freeMemory(channelCell);
+            MEMORY.freeMemory(buffer);
+            synchronized (this) {
+                if (!worker.busy) {
+                    idle--;
+                }
+                workers--;
+                notifyAll();
+            }
+        }
+    }
+}
