@@ -5,6 +5,8 @@ import jnr.ffi.Pointer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +32,8 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int MNT_DETACH = 2;
     private static final long MOUNT_TIMEOUT_MS = 10_000;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
+    /** One per worker that may be idle (FuseLoop keeps up to 10), and one more. */
+    private static final int MAX_POKES = 12;
 
     /** A device file's directory entry. */
     record Entry(CharDevice device, int mode) {
@@ -165,9 +169,10 @@ public final class DeviceDirectory implements AutoCloseable {
 
     /**
      * fuse_exit only flags the session; each idle worker of the loop notices after its next
-     * request, so each poke sends one (statfs, never cached) from a thread of its own in case it
-     * blocks. When the last worker is gone, the loop unmounts and closes /dev/fuse, which aborts
-     * the connection.
+     * request, so each poke sends one (statfs, never cached) from a thread of its own. libfuse
+     * drops a request read after fuse_exit unanswered, so pokes stay blocked until the last
+     * worker is gone and the loop unmounts and closes /dev/fuse, which aborts the connection
+     * and fails them.
      */
     private void stopLoop(Thread thread, Path target) {
         long fuse = fileSystem.fusePointer();
@@ -176,10 +181,15 @@ public final class DeviceDirectory implements AutoCloseable {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
         try {
+            List<Thread> pokes = new ArrayList<>();
             while (thread.isAlive() && System.nanoTime() < deadline) {
-                Thread poke = new Thread(() -> filesystemType(target), "devfs-poke-" + fsName);
-                poke.setDaemon(true);
-                poke.start();
+                pokes.removeIf(poke -> !poke.isAlive());
+                if (pokes.size() < MAX_POKES) {
+                    Thread poke = new Thread(() -> filesystemType(target), "devfs-poke-" + fsName);
+                    poke.setDaemon(true);
+                    poke.start();
+                    pokes.add(poke);
+                }
                 thread.join(10); // one worker ends per poke, and up to 11 may be idle
             }
         } catch (InterruptedException e) {
