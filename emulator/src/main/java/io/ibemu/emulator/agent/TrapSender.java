@@ -4,6 +4,11 @@ import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortEvent;
+import io.ibemu.emulator.mad.Bits;
+import io.ibemu.emulator.mad.MadHeader;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.SmAttribute;
 import io.ibemu.emulator.topology.NodeType;
 import java.util.HashMap;
 import java.util.Map;
@@ -19,8 +24,6 @@ final class TrapSender {
     static final int LINK_STATE_CHANGE = 128;
     static final int CAPABILITY_MASK_CHANGE = 144;
 
-    private static final int METHOD_TRAP = 0x05;
-    private static final int ATTR_NOTICE = 0x0002;
     private static final int NOTICE_URGENT = 1;
     private static final int NOTICE_INFO = 4;
     private static final int DATA = 64;
@@ -29,13 +32,16 @@ final class TrapSender {
     private static final int MIN_REPEAT_MS = 100;
     private static final int MAX_REPEAT_MS = 10_000;
 
+    /** One trap number of one issuer: at most one of each waits for its TrapRepress. */
+    private record Key(Port issuer, int trap) {
+    }
+
     /** A trap waiting for its TrapRepress. */
-    private record Pending(Port issuer, int trap, long tid, ScheduledFuture<?> timer) {
+    private record Pending(long tid, ScheduledFuture<?> timer) {
     }
 
     private final MadLayer layer;
-    private final Map<Long, Pending> pending = new HashMap<>();
-    private final Map<Port, Pending> latest = new HashMap<>();
+    private final Map<Key, Pending> pending = new HashMap<>();
     private long nextTid = 1;
 
     TrapSender(MadLayer layer, Fabric fabric) {
@@ -53,51 +59,49 @@ final class TrapSender {
         }
     }
 
-    /** Sends the trap now if the issuer knows its SM; a newer trap of a port replaces its older one. */
+    /** Sends the trap now if the issuer knows its SM; it replaces a pending one of the same number. */
     void send(Port issuer, int trap) {
         if (issuer.smLid() == 0 || issuer.lid() == 0) {
             return;
         }
-        Pending old = latest.remove(issuer);
-        if (old != null && old.trap() == trap) {
-            pending.remove(old.tid());
+        Key key = new Key(issuer, trap);
+        Pending old = pending.remove(key);
+        if (old != null) {
             old.timer().cancel(false);
-        } else if (old != null) {
-            latest.put(issuer, old);
         }
         long tid = nextTid++;
         byte[] mad = notice(issuer, trap, tid);
-        int repeatMs = repeatMs(issuer);
-        Pending p = new Pending(issuer, trap, tid, layer.scheduleRepeating(() -> resend(tid, mad), repeatMs));
-        pending.put(tid, p);
-        latest.put(issuer, p);
+        pending.put(key, new Pending(tid, layer.scheduleRepeating(() -> resend(key, tid, mad), repeatMs(issuer))));
         transmit(issuer, mad);
     }
 
-    private void resend(long tid, byte[] mad) {
-        Pending p = pending.get(tid);
-        if (p == null) {
+    private void resend(Key key, long tid, byte[] mad) {
+        Pending p = pending.get(key);
+        if (p == null || p.tid() != tid) {
             return;
         }
-        if (p.issuer().smLid() == 0) {
-            forget(p);
+        if (key.issuer().smLid() == 0) {
+            forget(key);
             return;
         }
-        transmit(p.issuer(), mad.clone());
+        transmit(key.issuer(), mad);
     }
 
     /** A TrapRepress reached the issuer's SMA: the trap with that TID stops. */
     void repressed(long tid) {
-        Pending p = pending.get(tid);
-        if (p != null) {
-            forget(p);
+        for (Map.Entry<Key, Pending> e : pending.entrySet()) {
+            if (e.getValue().tid() == tid) {
+                forget(e.getKey());
+                return;
+            }
         }
     }
 
-    private void forget(Pending p) {
-        pending.remove(p.tid());
-        latest.remove(p.issuer(), p);
-        p.timer().cancel(false);
+    private void forget(Key key) {
+        Pending p = pending.remove(key);
+        if (p != null) {
+            p.timer().cancel(false);
+        }
     }
 
     private void transmit(Port issuer, byte[] mad) {
@@ -105,47 +109,35 @@ final class TrapSender {
                 FULL_DEFAULT_PKEY, mad.clone()));
     }
 
-    private byte[] notice(Port issuer, int trap, long tid) {
+    /** SubnTrap(Notice), generic (IBA 14.2.5.1; ib_types.h ib_mad_notice_attr_t), in the SMP's data. */
+    private static byte[] notice(Port issuer, int trap, long tid) {
         byte[] m = new byte[Mads.SIZE];
-        m[0] = Mads.BASE_VERSION;
-        m[1] = Mads.CLASS_SUBN_LID_ROUTED;
-        m[2] = 1;
-        m[3] = METHOD_TRAP;
-        Mads.setTid(m, tid);
-        put16(m, 16, ATTR_NOTICE);
+        new MadHeader(Mads.BASE_VERSION, MgmtClass.SUBN_LID_ROUTED, 1, Method.TRAP, 0, 0, tid, SmAttribute.NOTICE, 0)
+                .encode(m);
         boolean linkState = trap == LINK_STATE_CHANGE;
-        m[DATA] = (byte) (0x80 | (linkState ? NOTICE_URGENT : NOTICE_INFO));
-        int producer = issuer.node().type().code();
-        m[DATA + 1] = (byte) (producer >>> 16);
-        put16(m, DATA + 2, producer);
-        put16(m, DATA + 4, trap);
-        put16(m, DATA + 6, issuer.lid());
+        put(m, 0, 8, 0x80 | (linkState ? NOTICE_URGENT : NOTICE_INFO)); // IsGeneric, Type
+        put(m, 1, 24, issuer.node().type().code()); // ProducerType
+        put(m, 4, 16, trap);
+        put(m, 6, 16, issuer.lid()); // IssuerLID
         // NoticeToggle and NoticeCount (bytes 8-9) stay 0: they number queued Notices, not traps
-        int details = DATA + 10;
         if (linkState) {
-            put16(m, details, issuer.lid());
+            put(m, 10, 16, issuer.lid()); // LIDADDR of the switch
         } else {
-            put16(m, details + 2, issuer.lid());
-            put32(m, details + 6, issuer.capabilityMask());
-            put16(m, details + 12, issuer.capabilityMask2());
+            put(m, 12, 16, issuer.lid());
+            put(m, 16, 32, issuer.capabilityMask());
+            put(m, 22, 16, issuer.capabilityMask2());
         }
         // IssuerGID (Notice bytes 64-79) has no room in an SMP's 64-byte data: SMAs leave it out
         return m;
+    }
+
+    /** A big-endian field at byte {@code offset} of the Notice. */
+    private static void put(byte[] m, int offset, int width, long value) {
+        Bits.set(m, DATA + offset, 0, width, value);
     }
 
     private static int repeatMs(Port issuer) {
         long us = (long) (4.096 * (1L << Math.min(issuer.subnetTimeout(), 31)));
         return (int) Math.max(MIN_REPEAT_MS, Math.min(MAX_REPEAT_MS, us / 1000));
     }
-
-    private static void put16(byte[] m, int off, int v) {
-        m[off] = (byte) (v >>> 8);
-        m[off + 1] = (byte) v;
-    }
-
-    private static void put32(byte[] m, int off, int v) {
-        put16(m, off, v >>> 16);
-        put16(m, off + 2, v);
-    }
-
 }

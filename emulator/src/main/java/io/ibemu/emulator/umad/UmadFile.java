@@ -236,7 +236,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         System.arraycopy(buf, hdrSize, message, 0, count - hdrSize);
         if (Mads.isRmppClass(cls) && agent.kernelRmpp()) {
             // the kernel builds the RMPP header itself and copies only the MAD and class headers
-            java.util.Arrays.fill(message, Mads.HEADER, Rmpp.HEADER_END, (byte) 0);
+            Arrays.fill(message, Mads.HEADER, Rmpp.HEADER_END, (byte) 0);
             if (rmppActive) {
                 Rmpp.set(message, Rmpp.TYPE_DATA, Rmpp.FLAG_ACTIVE, 0, 0, message.length - Rmpp.HEADER_END);
             }
