@@ -21,4 +21,18 @@ public interface Caller {
 
     /** Reads {@code length} bytes of the caller's memory at {@code address} (process_vm_readv). */
     byte[] readMemory(long address, int length) throws Errno;
+
+    /**
+     * Makes {@code file} a new open file in the caller's descriptor table, as the kernel's
+     * {@code get_unused_fd_flags} + {@code fd_install} do for uverbs' async and completion-channel
+     * fds: the lowest free number, close-on-exec when {@code openFlags} has O_CLOEXEC; the
+     * access mode of {@code openFlags} and O_NONBLOCK become the file's. read/poll/release of
+     * that file then reach {@code file} as for any device file. Only a caller under the
+     * launcher's supervisor can get one: others throw {@link Errno#EOPNOTSUPP}.
+     *
+     * @return the new descriptor number in the caller
+     */
+    default int installFile(DeviceFile file, int openFlags) throws Errno {
+        throw Errno.of(Errno.EOPNOTSUPP);
+    }
 }

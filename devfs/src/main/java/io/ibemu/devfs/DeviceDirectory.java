@@ -1,5 +1,6 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.ns.MountNamespace;
 import jnr.ffi.Pointer;
 
 import java.io.IOException;
@@ -11,6 +12,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
@@ -40,8 +43,17 @@ public final class DeviceDirectory implements AutoCloseable {
     }
 
 
+    private static final int O_ACCMODE = 3;
+    private static final int O_NONBLOCK = 04000;
+    private static final int O_CLOEXEC = 02000000;
+
     private final String fsName;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    /** One-shot entries behind the files {@link #openFile} opens: never listed, used by one open. */
+    private final Map<String, Entry> hidden = new ConcurrentHashMap<>();
+    private final Map<String, DeviceNode> nodes = new ConcurrentHashMap<>();
+    private final AtomicLong hiddenNames = new AtomicLong();
+    private volatile Path presentedAt;
     private final DeviceFileSystem fileSystem;
     private Path mountPoint; // guarded by this
     private Thread loop; // guarded by this
@@ -54,7 +66,7 @@ public final class DeviceDirectory implements AutoCloseable {
             throw new IllegalArgumentException("fsname must match " + FS_NAME + ": " + fsName);
         }
         this.fsName = fsName;
-        this.fileSystem = new DeviceFileSystem(entries);
+        this.fileSystem = new DeviceFileSystem(entries, hidden);
     }
 
     /** Adds (or replaces) the file {@code name} with permission bits {@code mode} (e.g. 0666). */
@@ -66,6 +78,94 @@ public final class DeviceDirectory implements AutoCloseable {
     /** Removes the file; files already open stay open. */
     public void remove(String name) {
         entries.remove(name);
+    }
+
+    /**
+     * Adds a character device shown by {@link #present} as a real node {@code name} with
+     * {@code major:minor} and permission bits {@code mode}, owned by root. It is not a FUSE file:
+     * only programs under the launcher's supervisor ({@code io.ibemu.devfs.supervise}) open it.
+     */
+    public void addCharDevice(String name, int major, int minor, int mode, CharDevice device) {
+        checkName(name);
+        nodes.put(name, new DeviceNode(name, major, minor, mode & 07777, Objects.requireNonNull(device)));
+    }
+
+    /**
+     * Shows this directory at {@code where} in the private mount namespace: a new tmpfs mounted
+     * nodev (so a direct open of a node never reaches a kernel driver) holding each FUSE file
+     * bind-mounted and each {@link #addCharDevice char device} as a real node. Call once, after
+     * mounting and adding the devices.
+     */
+    public void present(Path where) throws IOException {
+        Path source = mountPoint();
+        if (source == null) {
+            throw new IllegalStateException(fsName + " is not mounted");
+        }
+        Path target = where.toAbsolutePath().normalize();
+        MountNamespace.nodeDirectory(target);
+        for (String name : entries.keySet()) {
+            MountNamespace.graft(source.resolve(name), target.resolve(name));
+        }
+        for (DeviceNode node : nodes.values()) {
+            MountNamespace.charNode(target.resolve(node.name()), node.major(), node.minor(), node.mode());
+        }
+        presentedAt = target;
+    }
+
+    /** The char device whose node {@link #present} made at {@code absolutePath}, or null. */
+    public DeviceNode node(String absolutePath) {
+        Path at = presentedAt;
+        if (at == null || !absolutePath.startsWith(at.toString()) || absolutePath.length() <= at.toString().length() + 1
+                || absolutePath.charAt(at.toString().length()) != '/') {
+            return null;
+        }
+        return nodes.get(absolutePath.substring(at.toString().length() + 1));
+    }
+
+    /** Where {@code node} is shown; null before {@link #present}. */
+    public Path nodePath(DeviceNode node) {
+        Path at = presentedAt;
+        return at == null ? null : at.resolve(node.name());
+    }
+
+    /** The longest path of a node, for callers that read paths of unknown length. */
+    public int longestNodePath() {
+        Path at = presentedAt;
+        int longest = 0;
+        for (String name : nodes.keySet()) {
+            longest = Math.max(longest, name.length());
+        }
+        return at == null ? 0 : at.toString().length() + 1 + longest;
+    }
+
+    /**
+     * Opens {@code file} as a new FUSE file of this directory (through a one-shot entry that is
+     * never listed) and returns this process's descriptor of it (close-on-exec), for the
+     * supervisor to install in a caller. Its access mode and O_NONBLOCK come from
+     * {@code openFlags}. The file's release comes with the last close of that open file.
+     */
+    public int openFile(DeviceFile file, int openFlags) throws Errno {
+        Path at = mountPoint();
+        if (at == null) {
+            throw Errno.of(Errno.ENODEV);
+        }
+        String name = ".open-" + hiddenNames.incrementAndGet();
+        AtomicBoolean taken = new AtomicBoolean();
+        hidden.put(name, new Entry((caller, flags) -> {
+            if (taken.getAndSet(true)) {
+                throw Errno.of(Errno.ENOENT);
+            }
+            return file;
+        }, 0600));
+        try {
+            int fd = Libc.CALLS.open(at.resolve(name).toString(), (openFlags & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC);
+            if (fd < 0) {
+                throw Errno.of(Libc.errno());
+            }
+            return fd;
+        } finally {
+            hidden.remove(name);
+        }
     }
 
     /**

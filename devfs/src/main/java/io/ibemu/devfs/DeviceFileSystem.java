@@ -55,14 +55,16 @@ final class DeviceFileSystem extends FuseStubFS {
     private static final byte[] NOTHING = new byte[0];
 
     private final Map<String, DeviceDirectory.Entry> entries;
+    private final Map<String, DeviceDirectory.Entry> hidden;
     private final long created = System.currentTimeMillis() / 1000;
     final HandleTable handles = new HandleTable();
     final CountDownLatch initialized = new CountDownLatch(1);
     private volatile boolean closing;
     private volatile long fuse;
 
-    DeviceFileSystem(Map<String, DeviceDirectory.Entry> entries) {
+    DeviceFileSystem(Map<String, DeviceDirectory.Entry> entries, Map<String, DeviceDirectory.Entry> hidden) {
         this.entries = entries;
+        this.hidden = hidden;
         fuseOperations.open.set((path, fi) -> answered(open(path, fi)));
         fuseOperations.read.set((path, buf, size, offset, fi) -> answered(read(buf, size, offset, fi)));
         fuseOperations.write.set((path, buf, size, offset, fi) -> answered(write(buf, size, offset, fi)));
@@ -162,7 +164,12 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     private DeviceDirectory.Entry entry(String path) {
-        return path == null || path.length() < 2 ? null : entries.get(path.substring(1));
+        if (path == null || path.length() < 2) {
+            return null;
+        }
+        String name = path.substring(1);
+        DeviceDirectory.Entry entry = entries.get(name);
+        return entry != null ? entry : hidden.get(name);
     }
 
     // ---- files ----

@@ -12,11 +12,14 @@ public final class Errno extends Exception {
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
+    public static final int EACCES = 13;
     public static final int EEXIST = 17;
     public static final int ENODEV = 19;
     public static final int EINVAL = 22;
+    public static final int EMFILE = 24;
     public static final int ENOTTY = 25;
     public static final int ENOSPC = 28;
+    public static final int ESPIPE = 29;
     public static final int EPIPE = 32;
     public static final int ERANGE = 34;
     public static final int ENOSYS = 38;

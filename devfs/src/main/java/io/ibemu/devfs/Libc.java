@@ -15,6 +15,10 @@ final class Libc {
         int statfs(String path, Pointer buf);
 
         int umount2(String target, int flags);
+
+        int open(String path, int flags);
+
+        int close(int fd);
     }
 
     private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));

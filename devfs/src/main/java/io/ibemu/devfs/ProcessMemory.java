@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * Another process's memory, through process_vm_readv/process_vm_writev on its thread id. Data
  * passes through a per-thread native scratch buffer that holds the two iovecs in front.
  */
-final class ProcessMemory {
+public final class ProcessMemory {
 
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
@@ -20,7 +20,8 @@ final class ProcessMemory {
     private ProcessMemory() {
     }
 
-    static void write(int tid, long address, byte[] data, int offset, int length) throws Errno {
+    /** Copies {@code length} bytes of {@code data} from {@code offset} to the thread's memory at {@code address}. */
+    public static void write(int tid, long address, byte[] data, int offset, int length) throws Errno {
         if (length == 0) {
             return;
         }
@@ -32,7 +33,8 @@ final class ProcessMemory {
         check(done, length);
     }
 
-    static byte[] read(int tid, long address, int length) throws Errno {
+    /** {@code length} bytes of the thread's memory at {@code address}; EFAULT unless all are readable. */
+    public static byte[] read(int tid, long address, int length) throws Errno {
         byte[] data = new byte[length];
         if (length == 0) {
             return data;

@@ -19,10 +19,13 @@ final class MountCalls {
 
         int close(int fd);
 
+        int mknod(String path, int mode, long dev);
+
         String strerror(int errno);
     }
 
     static final long MS_NOSUID = 2;
+    static final long MS_NODEV = 4;
     static final long MS_BIND = 4096;
     static final long MS_REC = 16384;
     static final long MS_PRIVATE = 1 << 18;
@@ -48,8 +51,19 @@ final class MountCalls {
     }
 
     static void tmpfs(Path target, int mode, int uid, int gid) throws IOException {
+        tmpfs(target, mode, uid, gid, MS_NOSUID);
+    }
+
+    static void tmpfs(Path target, int mode, int uid, int gid, long flags) throws IOException {
         String options = String.format("mode=%o,uid=%d,gid=%d", mode & 07777, uid, gid);
-        mount("tmpfs", target, "tmpfs", MS_NOSUID, options);
+        mount("tmpfs", target, "tmpfs", flags, options);
+    }
+
+    /** A character device node; {@code dev} as glibc's makedev encodes it. */
+    static void mknod(Path path, int mode, long dev) throws IOException {
+        if (LIBC.mknod(path.toString(), 0020000 | (mode & 07777), dev) != 0) {
+            throw failure("mknod " + path);
+        }
     }
 
     /** A handle on the directory itself, which keeps reaching what lies under a later mount on it. */

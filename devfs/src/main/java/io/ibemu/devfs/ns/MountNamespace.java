@@ -97,6 +97,45 @@ public final class MountNamespace {
     }
 
     /**
+     * Mounts a private tmpfs at {@code dir} (created privately if missing) with nodev: device
+     * nodes made there by {@link #charNode} show the right type and numbers to stat, but opening
+     * one never reaches a kernel driver (EACCES).
+     */
+    public static synchronized void nodeDirectory(Path dir) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            requireDirectory(target);
+        } else {
+            makeDirectory(target);
+        }
+        MountCalls.tmpfs(target, 0755, 0, 0, MountCalls.MS_NOSUID | MountCalls.MS_NODEV);
+        forgetBelow(target);
+        ours.add(target);
+    }
+
+    /** Makes a character device node {@code major:minor}, mode {@code mode}, in a directory of ours. */
+    public static synchronized void charNode(Path path, int major, int minor, int mode) throws IOException {
+        checkPrivate();
+        Path where = canonical(path);
+        if (!ours.contains(where.getParent())) {
+            throw new IOException("refusing to make a device node outside a private directory: " + where);
+        }
+        long dev = ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
+        MountCalls.mknod(where, mode, dev);
+        Files.setPosixFilePermissions(where, java.nio.file.attribute.PosixFilePermissions.fromString(permissions(mode)));
+    }
+
+    private static String permissions(int mode) {
+        String letters = "rwxrwxrwx";
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            b.append((mode & (0400 >> i)) != 0 ? letters.charAt(i) : '-');
+        }
+        return b.toString();
+    }
+
+    /**
      * Makes {@code target} show {@code source} (a directory or a file) with a recursive bind
      * mount, creating {@code target} and its missing ancestors privately.
      */

@@ -1,0 +1,43 @@
+package io.ibemu.devfs;
+
+/**
+ * A character device shown as a real device node ({@code mknod}) with its major:minor and mode,
+ * owned by root, and served to programs under the launcher's supervisor (seccomp user
+ * notification): their open, fstat and write of it reach {@link #device()}.
+ */
+public record DeviceNode(String name, int major, int minor, int mode, CharDevice device) {
+
+    /** The node's {@code st_rdev} as glibc's {@code makedev} encodes it. */
+    public long rdev() {
+        return ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
+    }
+
+    /** The kernel's permission check of an open (generic_permission on the node's mode, owner root:root). */
+    public boolean permits(Credentials caller, int accessMode) {
+        if (caller.fsuid() == 0) {
+            return true; // CAP_DAC_OVERRIDE
+        }
+        int wanted = switch (accessMode & 3) {
+            case 0 -> 4;
+            case 1 -> 2;
+            default -> 6;
+        };
+        int bits = caller.inGroup(0) ? (mode >> 3) & 7 : mode & 7; // owner root is not the caller
+        return (bits & wanted) == wanted;
+    }
+
+    /** Who asks, as the kernel checks it: fsuid, fsgid and the supplementary groups. */
+    public record Credentials(int fsuid, int fsgid, int[] groups) {
+        public boolean inGroup(int gid) {
+            if (fsgid == gid) {
+                return true;
+            }
+            for (int g : groups) {
+                if (g == gid) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+}

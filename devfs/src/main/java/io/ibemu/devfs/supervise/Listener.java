@@ -1,0 +1,464 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.ProcessMemory;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
+
+/**
+ * One seccomp notification listener: the process tree one stub started. Exactly one pool thread
+ * at a time receives; having received, it hands receiving on to another before it serves the
+ * call, so a device call that blocks never holds up the rest and a caller waits for no
+ * thread hand-off. Every notification is answered: CONTINUE when it is not about a supervised
+ * device, else the device's result or an errno.
+ */
+final class Listener {
+
+    private static final System.Logger LOG = System.getLogger(Listener.class.getName());
+    private static final int POLL_MS = 250;
+    private static final int MAX_WRITE = 64 << 20;
+    private static final int IOV_MAX = 1024;
+    private static final int PAGE = 4096;
+
+    // the per-thread scratch: struct seccomp_notif, a reply or addfd, a pollfd, a /proc path, a stat
+    private static final int AT_NOTIF = 0;
+    private static final int AT_REPLY = 128;
+    private static final int AT_POLLFD = 256;
+    private static final int AT_PROC_PATH = 512;
+    private static final int AT_STAT = 1024;
+    private static final int AT_NODE_PATH = 2048;
+    private static final int SCRATCH = 8192;
+    private static final ThreadLocal<ByteBuffer> SCRATCHES =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(SCRATCH));
+
+    private final Supervisor supervisor;
+    private final int fd;
+    private final int base;
+    private final int count;
+    /** The receive chain holds one reference, each call being served one more; the last closes fd. */
+    private final AtomicInteger references = new AtomicInteger(1);
+
+    /** A notification: {@code struct seccomp_notif}'s id, caller tid, syscall number and arguments. */
+    private record Notification(long id, int tid, int nr, long[] args) {
+    }
+
+    Listener(Supervisor supervisor, int fd, int base, int count) {
+        this.supervisor = supervisor;
+        this.fd = fd;
+        this.base = base;
+        this.count = count;
+    }
+
+    void start() {
+        supervisor.execute(this::receiveOne);
+    }
+
+    // ---- receiving ----
+
+    private void receiveOne() {
+        Notification n = receive();
+        if (n == null) {
+            release();
+            return;
+        }
+        references.incrementAndGet();
+        try {
+            supervisor.execute(this::receiveOne);
+        } catch (RejectedExecutionException closing) {
+            release(); // the supervisor is closing: this chain ends after this call
+        }
+        try {
+            serve(n);
+        } finally {
+            release();
+        }
+    }
+
+    private void release() {
+        if (references.decrementAndGet() == 0) {
+            Syscalls.LIBC.close(fd);
+            supervisor.ended(this);
+        }
+    }
+
+    /** The next notification; null once no task uses the filter or the supervisor closes. */
+    private Notification receive() {
+        long scratch = scratch();
+        while (!supervisor.closing()) {
+            MEMORY.putInt(scratch + AT_POLLFD, fd);
+            MEMORY.putInt(scratch + AT_POLLFD + 4, Syscalls.POLLIN);
+            int ready = Syscalls.LIBC.poll(scratch + AT_POLLFD, 1, POLL_MS);
+            if (ready < 0 && Syscalls.errno() != Errno.EINTR) {
+                LOG.log(System.Logger.Level.ERROR, "poll of seccomp listener failed: errno {0}", Syscalls.errno());
+                return null;
+            }
+            if (ready <= 0) {
+                continue;
+            }
+            short events = MEMORY.getShort(scratch + AT_POLLFD + 6);
+            if ((events & Syscalls.POLLIN) == 0) {
+                return null; // POLLHUP: the supervised tree has exited
+            }
+            MEMORY.setMemory(scratch + AT_NOTIF, Syscalls.NOTIF_SIZE, (byte) 0);
+            if (Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_RECV, scratch + AT_NOTIF) == 0) {
+                long[] args = new long[6];
+                for (int i = 0; i < 6; i++) {
+                    args[i] = MEMORY.getLong(scratch + AT_NOTIF + Syscalls.NOTIF_ARGS + 8L * i);
+                }
+                return new Notification(MEMORY.getLong(scratch + AT_NOTIF + Syscalls.NOTIF_ID),
+                        MEMORY.getInt(scratch + AT_NOTIF + Syscalls.NOTIF_PID),
+                        MEMORY.getInt(scratch + AT_NOTIF + Syscalls.NOTIF_NR), args);
+            }
+            int errno = Syscalls.errno();
+            if (errno != Errno.ENOENT && errno != Errno.EINTR) { // ENOENT: the caller died meanwhile
+                LOG.log(System.Logger.Level.ERROR, "SECCOMP_IOCTL_NOTIF_RECV failed: errno {0}", errno);
+                return null;
+            }
+        }
+        return null;
+    }
+
+    // ---- serving ----
+
+    private void serve(Notification n) {
+        try {
+            switch (n.nr()) {
+                case Syscalls.SYS_OPEN, Syscalls.SYS_OPENAT, Syscalls.SYS_OPENAT2 -> open(n);
+                case Syscalls.SYS_FSTAT, Syscalls.SYS_NEWFSTATAT, Syscalls.SYS_STATX -> stat(n);
+                case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 -> write(n);
+                default -> proceed(n);
+            }
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, "supervised syscall " + n.nr() + " of tid " + n.tid() + " failed", t);
+            fail(n, Errno.EIO);
+        }
+    }
+
+    /** open/openat/openat2 of a supervised node: the device opens, the file lands in the reserved range. */
+    private void open(Notification n) throws Errno {
+        long[] a = n.args();
+        long pathAddress = n.nr() == Syscalls.SYS_OPEN ? a[0] : a[1];
+        long flags;
+        if (n.nr() == Syscalls.SYS_OPENAT2) {
+            if (a[3] < 8) {
+                proceed(n);
+                return;
+            }
+            flags = readLong(n.tid(), a[2]); // struct open_how starts with u64 flags
+        } else {
+            flags = n.nr() == Syscalls.SYS_OPEN ? a[1] : a[2];
+        }
+        String path = flags == Long.MIN_VALUE ? null : readPath(n.tid(), pathAddress, supervisor.devices().longestNodePath());
+        DeviceNode node = path == null || (flags & Syscalls.O_PATH) != 0 ? null : supervisor.devices().node(path);
+        if (node == null) {
+            proceed(n);
+            return;
+        }
+        if (!valid(n.id())) {
+            return; // what was read may be stale; the kernel dropped the call
+        }
+        int openFlags = (int) flags;
+        if (!node.permits(credentials(n.tid()), openFlags)) {
+            fail(n, Errno.EACCES);
+        } else if ((openFlags & (Syscalls.O_CREAT | Syscalls.O_EXCL)) == (Syscalls.O_CREAT | Syscalls.O_EXCL)) {
+            fail(n, Errno.EEXIST);
+        } else {
+            openNode(n, node, openFlags);
+        }
+    }
+
+    private void openNode(Notification n, DeviceNode node, int openFlags) {
+        int local;
+        try {
+            DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
+            local = supervisor.openFile(node, file, openFlags);
+        } catch (Errno e) {
+            fail(n, e.code());
+            return;
+        }
+        try {
+            int target = lowestFree(n.tid());
+            if (target < 0) {
+                fail(n, Errno.EMFILE);
+                return;
+            }
+            addFd(n.id(), local, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, openFlags & Syscalls.O_CLOEXEC);
+        } catch (Errno e) {
+            fail(n, e.code()); // SEND failed: the call is still waiting for an answer
+        } finally {
+            Syscalls.LIBC.close(local); // the caller's descriptor now holds the open file
+        }
+    }
+
+    /** fstat/newfstatat/statx(AT_EMPTY_PATH) of a range fd: the node's own stat. */
+    private void stat(Notification n) throws Errno {
+        long[] a = n.args();
+        if (n.nr() != Syscalls.SYS_FSTAT && a[1] != 0 && readByte(n.tid(), a[1]) != 0) {
+            proceed(n); // a path relative to the fd: not an fstat
+            return;
+        }
+        NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+        if (file == null) {
+            proceed(n);
+            return;
+        }
+        if (!valid(n.id())) {
+            return;
+        }
+        long buf = scratch() + AT_STAT;
+        String nodePath = supervisor.devices().nodePath(file.node).toString();
+        Syscalls.putString(scratch() + AT_NODE_PATH, nodePath);
+        int size;
+        long target;
+        try {
+            if (n.nr() == Syscalls.SYS_STATX) {
+                Syscalls.syscall(Syscalls.SYS_STATX, Syscalls.AT_FDCWD, scratch() + AT_NODE_PATH,
+                        a[2] & ~Syscalls.AT_EMPTY_PATH, a[3], buf);
+                size = Syscalls.STATX_SIZE;
+                target = a[4];
+            } else {
+                Syscalls.syscall(Syscalls.SYS_NEWFSTATAT, Syscalls.AT_FDCWD, scratch() + AT_NODE_PATH, buf, 0, 0);
+                size = Syscalls.STAT_SIZE;
+                target = n.nr() == Syscalls.SYS_FSTAT ? a[1] : a[2];
+            }
+        } catch (Errno e) {
+            fail(n, e.code());
+            return;
+        }
+        byte[] answer = new byte[size];
+        MEMORY.getByteArray(buf, answer, 0, size);
+        try {
+            ProcessMemory.write(n.tid(), target, answer, 0, size);
+        } catch (Errno e) {
+            fail(n, Errno.EFAULT);
+            return;
+        }
+        reply(n, 0);
+    }
+
+    /** write/writev on a range fd of a node: the device serves the whole buffer. */
+    private void write(Notification n) throws Errno {
+        long[] a = n.args();
+        NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+        if (file == null) {
+            proceed(n);
+            return;
+        }
+        if (n.nr() == Syscalls.SYS_PWRITE64) {
+            fail(n, Errno.ESPIPE); // a stream device (stream_open) has no positioned writes
+            return;
+        }
+        byte[] data;
+        try {
+            data = n.nr() == Syscalls.SYS_WRITE ? writeBuffer(n.tid(), a[1], a[2]) : gather(n.tid(), a[1], a[2]);
+        } catch (Errno e) {
+            fail(n, e.code());
+            return;
+        }
+        if (!valid(n.id())) {
+            return;
+        }
+        SupervisedCaller caller = new SupervisedCaller(this, n.id(), n.tid());
+        try {
+            reply(n, file.file.write(caller, ByteBuffer.wrap(data), file.flags));
+        } catch (Errno e) {
+            fail(n, e.code());
+        }
+    }
+
+    private static byte[] writeBuffer(int tid, long address, long length) throws Errno {
+        if (length < 0 || length > MAX_WRITE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        try {
+            return ProcessMemory.read(tid, address, (int) length);
+        } catch (Errno e) {
+            throw Errno.of(Errno.EFAULT);
+        }
+    }
+
+    /** writev's iovecs joined into one buffer, as the kernel's write_iter sees them. */
+    private static byte[] gather(int tid, long iov, long iovCount) throws Errno {
+        if (iovCount < 0 || iovCount > IOV_MAX) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ByteBuffer vectors = ByteBuffer.wrap(writeBuffer(tid, iov, iovCount * 16)).order(ByteOrder.LITTLE_ENDIAN);
+        long total = 0;
+        long[] bases = new long[(int) iovCount];
+        long[] lengths = new long[(int) iovCount];
+        for (int i = 0; i < iovCount; i++) {
+            bases[i] = vectors.getLong();
+            lengths[i] = vectors.getLong();
+            total += lengths[i];
+            if (lengths[i] < 0 || total > MAX_WRITE) {
+                throw Errno.of(Errno.EINVAL);
+            }
+        }
+        ByteBuffer joined = ByteBuffer.allocate((int) total);
+        for (int i = 0; i < iovCount; i++) {
+            joined.put(writeBuffer(tid, bases[i], lengths[i]));
+        }
+        return joined.array();
+    }
+
+    /** {@link io.ibemu.devfs.Caller#installFile}: a new fd at the caller's lowest free number. */
+    int install(long id, DeviceFile file, int openFlags) throws Errno {
+        int local = supervisor.openFile(null, file, openFlags);
+        try {
+            return (int) addFd(id, local, 0, 0, openFlags & Syscalls.O_CLOEXEC);
+        } finally {
+            Syscalls.LIBC.close(local);
+        }
+    }
+
+    // ---- the kernel side ----
+
+    /** SECCOMP_IOCTL_NOTIF_ID_VALID: the caller still waits in this call. */
+    boolean valid(long id) {
+        long scratch = scratch();
+        MEMORY.putLong(scratch + AT_REPLY, id);
+        return Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ID_VALID, scratch + AT_REPLY) == 0;
+    }
+
+    private long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
+        long scratch = scratch() + AT_REPLY;
+        MEMORY.putLong(scratch, id);
+        MEMORY.putInt(scratch + 8, flags);
+        MEMORY.putInt(scratch + 12, source);
+        MEMORY.putInt(scratch + 16, target);
+        MEMORY.putInt(scratch + 20, fdFlags);
+        return Syscalls.check(Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ADDFD, scratch));
+    }
+
+    private void proceed(Notification n) {
+        send(n.id(), 0, 0, Syscalls.FLAG_CONTINUE);
+    }
+
+    private void reply(Notification n, long value) {
+        send(n.id(), value, 0, 0);
+    }
+
+    private void fail(Notification n, int errno) {
+        send(n.id(), 0, -errno, 0);
+    }
+
+    private void send(long id, long value, int error, int flags) {
+        long scratch = scratch() + AT_REPLY;
+        MEMORY.putLong(scratch, id);
+        MEMORY.putLong(scratch + 8, value);
+        MEMORY.putInt(scratch + 16, error);
+        MEMORY.putInt(scratch + 20, flags);
+        if (Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_SEND, scratch) != 0 && Syscalls.errno() != Errno.ENOENT) {
+            LOG.log(System.Logger.Level.WARNING, "SECCOMP_IOCTL_NOTIF_SEND failed: errno {0}", Syscalls.errno());
+        }
+    }
+
+    // ---- the caller ----
+
+    /** The lowest number of the reserved range the caller's fd table leaves free, or -1. */
+    private int lowestFree(int tid) {
+        String[] names = new File("/proc/" + tid + "/fd").list();
+        BitSet used = new BitSet(count);
+        if (names != null) {
+            for (String name : names) {
+                int number = Integer.parseInt(name);
+                if (number >= base && number < base + count) {
+                    used.set(number - base);
+                }
+            }
+        }
+        int free = used.nextClearBit(0);
+        return free < count ? base + free : -1;
+    }
+
+    /**
+     * The NUL-terminated string at {@code address} if it has at most {@code longest} bytes, else
+     * null (not a path of ours); read a page at a time so an unmapped next page is no fault.
+     */
+    private static String readPath(int tid, long address, int longest) {
+        if (address == 0 || longest == 0) {
+            return null;
+        }
+        byte[] bytes = new byte[longest + 1];
+        int have = 0;
+        while (have < bytes.length) {
+            long at = address + have;
+            int chunk = (int) Math.min(bytes.length - have, PAGE - (at & (PAGE - 1)));
+            byte[] piece;
+            try {
+                piece = ProcessMemory.read(tid, at, chunk);
+            } catch (Errno e) {
+                return null;
+            }
+            for (int i = 0; i < chunk; i++) {
+                if (piece[i] == 0) {
+                    System.arraycopy(piece, 0, bytes, have, i);
+                    return new String(bytes, 0, have + i, StandardCharsets.UTF_8);
+                }
+            }
+            System.arraycopy(piece, 0, bytes, have, chunk);
+            have += chunk;
+        }
+        return null;
+    }
+
+    private static long readLong(int tid, long address) {
+        try {
+            return ByteBuffer.wrap(ProcessMemory.read(tid, address, 8)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        } catch (Errno e) {
+            return Long.MIN_VALUE;
+        }
+    }
+
+    private static int readByte(int tid, long address) {
+        try {
+            return ProcessMemory.read(tid, address, 1)[0];
+        } catch (Errno e) {
+            return -1; // let the kernel fault it
+        }
+    }
+
+    /** fsuid, fsgid and groups from /proc/TID/status, as the kernel checks access. */
+    static DeviceNode.Credentials credentials(int tid) {
+        int fsuid = -1;
+        int fsgid = -1;
+        int[] groups = new int[0];
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"));
+            for (String line : lines) {
+                String[] f = line.split("\\s+");
+                if (line.startsWith("Uid:")) {
+                    fsuid = Integer.parseInt(f[4]);
+                } else if (line.startsWith("Gid:")) {
+                    fsgid = Integer.parseInt(f[4]);
+                } else if (line.startsWith("Groups:")) {
+                    groups = new int[f.length - 1];
+                    for (int i = 1; i < f.length; i++) {
+                        groups[i - 1] = Integer.parseInt(f[i]);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone or unreadable: no rights at all
+        }
+        return new DeviceNode.Credentials(fsuid, fsgid, groups);
+    }
+
+    private static long scratch() {
+        return MEMORY.getDirectBufferAddress(SCRATCHES.get());
+    }
+}

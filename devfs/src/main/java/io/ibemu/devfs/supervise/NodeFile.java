@@ -1,0 +1,65 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.PollWaiter;
+import io.ibemu.devfs.ReadRequest;
+import io.ibemu.devfs.ReadResult;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * One open of a supervised {@link DeviceNode}: the device's file, known to the supervisor by the
+ * inode of the FUSE file that carries it, until its release (the last close in any process).
+ */
+final class NodeFile implements DeviceFile {
+
+    final DeviceNode node;
+    final DeviceFile file;
+    /** The open's flags; O_NONBLOCK set later with fcntl is not seen by supervised writes. */
+    final int flags;
+    private final Map<Long, NodeFile> registry;
+    private volatile long inode = -1;
+
+    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry) {
+        this.node = node;
+        this.file = file;
+        this.flags = flags;
+        this.registry = registry;
+    }
+
+    void register(long ino) {
+        inode = ino;
+        registry.put(ino, this);
+    }
+
+    @Override
+    public ReadResult read(ReadRequest request) throws Errno {
+        return file.read(request);
+    }
+
+    @Override
+    public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+        return file.write(caller, data, fileFlags);
+    }
+
+    @Override
+    public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+        return file.ioctl(caller, cmd, in);
+    }
+
+    @Override
+    public int poll(Caller caller, PollWaiter waiter) {
+        return file.poll(caller, waiter);
+    }
+
+    @Override
+    public void release() {
+        registry.remove(inode, this);
+        file.release();
+    }
+}

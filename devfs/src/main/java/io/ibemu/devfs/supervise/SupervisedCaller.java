@@ -1,0 +1,72 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.ProcessMemory;
+
+/**
+ * The thread whose system call a seccomp notification stopped. It is interrupted once the
+ * notification is no longer valid (the kernel drops it when a fatal signal ends the caller).
+ */
+final class SupervisedCaller implements Caller {
+
+    private final Listener listener;
+    private final long id;
+    private final int tid;
+    private DeviceNode.Credentials credentials; // read on demand, by the one thread serving the call
+
+    SupervisedCaller(Listener listener, long id, int tid) {
+        this.listener = listener;
+        this.id = id;
+        this.tid = tid;
+    }
+
+    @Override
+    public int tid() {
+        return tid;
+    }
+
+    @Override
+    public int uid() {
+        return credentials().fsuid();
+    }
+
+    @Override
+    public int gid() {
+        return credentials().fsgid();
+    }
+
+    private DeviceNode.Credentials credentials() {
+        if (credentials == null) {
+            credentials = Listener.credentials(tid);
+        }
+        return credentials;
+    }
+
+    @Override
+    public boolean interrupted() {
+        return !listener.valid(id);
+    }
+
+    @Override
+    public void writeMemory(long address, byte[] data) throws Errno {
+        ProcessMemory.write(tid, address, data, 0, data.length);
+    }
+
+    @Override
+    public byte[] readMemory(long address, int length) throws Errno {
+        return ProcessMemory.read(tid, address, length);
+    }
+
+    @Override
+    public int installFile(DeviceFile file, int openFlags) throws Errno {
+        return listener.install(id, file, openFlags);
+    }
+
+    @Override
+    public String toString() {
+        return "supervised tid " + tid;
+    }
+}

@@ -1,0 +1,300 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.DeviceDirectory;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.Errno;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
+
+/**
+ * The daemon's side of the launcher's supervisor: takes the seccomp notification listener of
+ * every process tree started by the {@code ibemu-supervise} stub and makes the
+ * {@link DeviceDirectory#addCharDevice char devices} of one {@link DeviceDirectory} behave in
+ * those processes as kernel char devices: open of the node path, fstat/statx of the open file,
+ * write commands served in one round trip, and new descriptors ({@code Caller.installFile}).
+ *
+ * <p>Hand-over protocol on the unix socket (mode 0600, root only): the stub sends one line
+ * {@code "PID LISTENER_FD BASE COUNT\n"}; the supervisor takes the listener with
+ * pidfd_open + pidfd_getfd and answers {@code "ok\n"} or {@code "error: ...\n"}.
+ */
+public final class Supervisor implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
+    /** The socket's name in the daemon's state directory. */
+    public static final String SOCKET = "supervisor.sock";
+    private static final int MAX_LINE = 128;
+    private static final int MAX_RANGE = 1024;
+
+    private final DeviceDirectory devices;
+    private final ServerSocketChannel server;
+    private final Path socket;
+    private final long fuseDev;
+    private final Map<Long, NodeFile> nodeFiles = new ConcurrentHashMap<>();
+    private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
+    private final ThreadPoolExecutor pool;
+    private final Thread acceptor;
+    private volatile boolean closing;
+
+    private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev) {
+        this.devices = devices;
+        this.server = server;
+        this.socket = socket;
+        this.fuseDev = fuseDev;
+        AtomicInteger names = new AtomicInteger();
+        this.pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "supervise-" + names.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        this.acceptor = new Thread(this::accept, "supervise-accept");
+        this.acceptor.setDaemon(true);
+    }
+
+    /**
+     * Binds {@code socket} (mode 0600; bound under a temporary name and renamed once its mode is
+     * set) and starts taking listeners for the char devices of {@code devices}, which must be
+     * mounted and presented.
+     */
+    public static Supervisor start(DeviceDirectory devices, Path socket) throws IOException {
+        Path mount = devices.mountPoint();
+        if (mount == null) {
+            throw new IllegalStateException(devices + " is not mounted");
+        }
+        long dev = deviceOf(mount.toString());
+        Path temporary = socket.resolveSibling(socket.getFileName() + ".new");
+        Files.deleteIfExists(temporary);
+        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            try {
+                server.bind(UnixDomainSocketAddress.of(temporary));
+            } catch (SocketException e) {
+                throw new IOException("cannot bind the supervisor socket " + temporary + " (" + e.getMessage()
+                        + "); a Unix socket path has at most 107 bytes", e);
+            }
+            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
+            Files.move(temporary, socket, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            Files.deleteIfExists(temporary);
+            throw e;
+        }
+        Supervisor s = new Supervisor(devices, server, socket, dev);
+        s.acceptor.start();
+        return s;
+    }
+
+    public Path socket() {
+        return socket;
+    }
+
+    /** The process trees supervised now. */
+    public int supervisedTrees() {
+        return listeners.size();
+    }
+
+    /**
+     * Stops taking listeners and ends every receive loop (within a quarter second); supervised
+     * processes still running then get ENOSYS from the calls the filter would notify.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            // the state directory goes away with the daemon
+        }
+        pool.shutdown();
+        try {
+            pool.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---- for the listeners ----
+
+    boolean closing() {
+        return closing;
+    }
+
+    DeviceDirectory devices() {
+        return devices;
+    }
+
+    void execute(Runnable task) {
+        pool.execute(task);
+    }
+
+    void ended(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * A daemon descriptor of a new FUSE open file serving {@code file}; an open of {@code node}
+     * (when not null) is registered by inode until its release, for fstat and write lookups.
+     */
+    int openFile(DeviceNode node, DeviceFile file, int openFlags) throws Errno {
+        if (node == null) {
+            return devices.openFile(file, openFlags);
+        }
+        NodeFile nodeFile = new NodeFile(node, file, openFlags, nodeFiles);
+        int fd;
+        try {
+            fd = devices.openFile(nodeFile, openFlags);
+        } catch (Errno e) {
+            file.release();
+            throw e;
+        }
+        long scratch = MEMORY.allocateMemory(Syscalls.STATX_SIZE + 1, true);
+        try {
+            Syscalls.syscall(Syscalls.SYS_STATX, fd, scratch + Syscalls.STATX_SIZE, Syscalls.AT_EMPTY_PATH
+                    | Syscalls.AT_STATX_DONT_SYNC, Syscalls.STATX_INO, scratch);
+            nodeFile.register(MEMORY.getLong(scratch + Syscalls.STATX_INO_OFFSET));
+        } catch (Errno e) {
+            Syscalls.LIBC.close(fd);
+            throw e;
+        } finally {
+            MEMORY.freeMemory(scratch);
+        }
+        return fd;
+    }
+
+    /**
+     * The open node file behind descriptor {@code fd} of thread {@code tid}, or null: a statx of
+     * its /proc link that asks FUSE nothing (AT_STATX_DONT_SYNC), then the inode.
+     */
+    NodeFile lookup(int tid, int fd, long pathScratch, long statScratch) {
+        if (nodeFiles.isEmpty()) {
+            return null;
+        }
+        Syscalls.putString(pathScratch, "/proc/" + tid + "/fd/" + fd);
+        long r = Syscalls.LIBC.syscall(Syscalls.SYS_STATX, Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC,
+                Syscalls.STATX_INO, statScratch, 0);
+        if (r != 0 || dev(statScratch) != fuseDev) {
+            return null;
+        }
+        return nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
+    }
+
+    private static long dev(long statx) {
+        return ((long) MEMORY.getInt(statx + Syscalls.STATX_DEV_MAJOR) << 32)
+                | (MEMORY.getInt(statx + Syscalls.STATX_DEV_MINOR) & 0xffffffffL);
+    }
+
+    private static long deviceOf(String path) throws IOException {
+        long scratch = MEMORY.allocateMemory(Syscalls.STATX_SIZE + 4096, true);
+        try {
+            Syscalls.putString(scratch + Syscalls.STATX_SIZE, path);
+            Syscalls.syscall(Syscalls.SYS_STATX, Syscalls.AT_FDCWD, scratch + Syscalls.STATX_SIZE,
+                    Syscalls.AT_STATX_DONT_SYNC, Syscalls.STATX_INO, scratch);
+            return dev(scratch);
+        } catch (Errno e) {
+            throw new IOException("statx " + path + ": errno " + e.code());
+        } finally {
+            MEMORY.freeMemory(scratch);
+        }
+    }
+
+    // ---- the hand-over ----
+
+    private void accept() {
+        while (!closing) {
+            try (SocketChannel c = server.accept()) {
+                String answer;
+                try {
+                    answer = take(readLine(c));
+                } catch (IOException e) {
+                    answer = "error: " + e.getMessage() + "\n";
+                }
+                c.write(ByteBuffer.wrap(answer.getBytes(StandardCharsets.US_ASCII)));
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closing) {
+                    LOG.log(System.Logger.Level.WARNING, "supervisor socket: {0}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** "PID LISTENER_FD BASE COUNT": takes the listener and starts serving it. */
+    private String take(String line) {
+        String[] f = line.trim().split(" ");
+        int pid;
+        int remoteFd;
+        int base;
+        int count;
+        try {
+            if (f.length != 4) {
+                throw new NumberFormatException();
+            }
+            pid = Integer.parseInt(f[0]);
+            remoteFd = Integer.parseInt(f[1]);
+            base = Integer.parseInt(f[2]);
+            count = Integer.parseInt(f[3]);
+        } catch (NumberFormatException e) {
+            return "error: expected \"PID LISTENER_FD BASE COUNT\"\n";
+        }
+        if (pid <= 0 || remoteFd < 0 || base < 3 || count < 1 || count > MAX_RANGE) {
+            return "error: bad pid, descriptor or range\n";
+        }
+        int listener;
+        try {
+            int pidfd = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, pid, 0, 0, 0, 0);
+            try {
+                listener = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, remoteFd, 0, 0, 0);
+            } finally {
+                Syscalls.LIBC.close(pidfd);
+            }
+        } catch (Errno e) {
+            return "error: cannot take descriptor " + remoteFd + " of pid " + pid + " (errno " + e.code() + ")\n";
+        }
+        Listener l = new Listener(this, listener, base, count);
+        listeners.add(l);
+        l.start();
+        return "ok\n";
+    }
+
+    private static String readLine(SocketChannel c) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(MAX_LINE);
+        while (buf.hasRemaining()) {
+            if (c.read(buf) < 0) {
+                break;
+            }
+            for (int i = 0; i < buf.position(); i++) {
+                if (buf.get(i) == '\n') {
+                    return new String(buf.array(), 0, i, StandardCharsets.US_ASCII);
+                }
+            }
+        }
+        throw new IOException("no request line");
+    }
+}

@@ -1,0 +1,107 @@
+package io.ibemu.devfs.supervise;
+
+import com.kenai.jffi.MemoryIO;
+import io.ibemu.devfs.Errno;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Runtime;
+
+/**
+ * The system calls the supervisor makes (x86_64 numbers: the stub installs its filter only
+ * there), with the seccomp ioctls and struct layouts of {@code <linux/seccomp.h>} as data.
+ * Native memory travels as addresses in longs.
+ */
+final class Syscalls {
+
+    /** Public because jnr-ffi implements it from a class loader of its own. */
+    public interface Libc {
+        long syscall(long number, long a, long b, long c, long d, long e, long f);
+
+        int ioctl(int fd, long request, long arg);
+
+        int poll(long fds, long count, int timeoutMs);
+
+        int close(int fd);
+    }
+
+    static final Libc LIBC = LibraryLoader.create(Libc.class).failImmediately().load("c");
+    private static final Runtime RUNTIME = Runtime.getRuntime(LIBC);
+    static final MemoryIO MEMORY = MemoryIO.getInstance();
+
+    // syscall numbers (x86_64)
+    static final int SYS_WRITE = 1;
+    static final int SYS_OPEN = 2;
+    static final int SYS_FSTAT = 5;
+    static final int SYS_PWRITE64 = 18;
+    static final int SYS_WRITEV = 20;
+    static final int SYS_OPENAT = 257;
+    static final int SYS_NEWFSTATAT = 262;
+    static final int SYS_STATX = 332;
+    static final int SYS_PIDFD_OPEN = 434;
+    static final int SYS_OPENAT2 = 437;
+    static final int SYS_PIDFD_GETFD = 438;
+
+    // <linux/seccomp.h>: _IOWR('!', 0, struct seccomp_notif) ...
+    static final long NOTIF_RECV = 0xc0502100L;
+    static final long NOTIF_SEND = 0xc0182101L;
+    static final long NOTIF_ID_VALID = 0x40082102L;
+    static final long NOTIF_ADDFD = 0x40182103L;
+    /** struct seccomp_notif {u64 id; u32 pid; u32 flags; struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}}. */
+    static final int NOTIF_SIZE = 80;
+    static final int NOTIF_ID = 0;
+    static final int NOTIF_PID = 8;
+    static final int NOTIF_NR = 16;
+    static final int NOTIF_ARGS = 32;
+    /** struct seccomp_notif_resp {u64 id; s64 val; s32 error; u32 flags}. */
+    static final int RESP_SIZE = 24;
+    static final int FLAG_CONTINUE = 1;
+    /** struct seccomp_notif_addfd {u64 id; u32 flags; u32 srcfd; u32 newfd; u32 newfd_flags}. */
+    static final int ADDFD_SIZE = 24;
+    static final int ADDFD_SETFD = 1;
+    static final int ADDFD_SEND = 2;
+
+    static final int AT_FDCWD = -100;
+    static final int AT_EMPTY_PATH = 0x1000;
+    static final int AT_STATX_DONT_SYNC = 0x4000;
+    static final int STATX_INO = 0x100;
+    static final int STAT_SIZE = 144;
+    static final int STATX_SIZE = 256;
+    static final int STATX_INO_OFFSET = 32;
+    static final int STATX_DEV_MAJOR = 136;
+    static final int STATX_DEV_MINOR = 140;
+
+    static final short POLLIN = 1;
+    static final short POLLHUP = 0x10;
+
+    static final int O_ACCMODE = 3;
+    static final int O_CREAT = 0100;
+    static final int O_EXCL = 0200;
+    static final int O_NONBLOCK = 04000;
+    static final int O_CLOEXEC = 02000000;
+    static final int O_PATH = 010000000;
+
+    private Syscalls() {
+    }
+
+    static int errno() {
+        return RUNTIME.getLastError();
+    }
+
+    /** A syscall's result, or the Errno it failed with. */
+    static long check(long result) throws Errno {
+        if (result < 0) {
+            throw Errno.of(errno());
+        }
+        return result;
+    }
+
+    static long syscall(long number, long a, long b, long c, long d, long e) throws Errno {
+        return check(LIBC.syscall(number, a, b, c, d, e, 0));
+    }
+
+    /** A NUL-terminated copy of {@code s} in native memory at {@code address}. */
+    static void putString(long address, String s) {
+        byte[] bytes = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MEMORY.putByteArray(address, bytes, 0, bytes.length);
+        MEMORY.putByte(address + bytes.length, (byte) 0);
+    }
+}
