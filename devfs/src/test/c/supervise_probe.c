@@ -1,0 +1,216 @@
+/*
+ * Run under ibemu-supervise by SupervisorTest, against CommandDevice nodes at
+ * /dev/infiniband/sup0 (231:192, 0666) and sup1 (231:193, 0600) and the plain FUSE file
+ * /dev/infiniband/plain0. Prints TAP lines; every check is one line.
+ * Usage: supervise_probe TMPDIR
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+
+#define SUP0 "/dev/infiniband/sup0"
+#define SUP1 "/dev/infiniband/sup1"
+#define PLAIN "/dev/infiniband/plain0"
+enum { ECHO = 1, NEW_FD = 2, EVENT = 3, WHO = 4 };
+
+static int checks, failures;
+
+static void check(int ok, const char *what, ...)
+{
+	checks++;
+	if (!ok)
+		failures++;
+	printf("%sok %d - %s", ok ? "" : "not ", checks, what);
+	if (!ok)
+		printf(" (errno %d %s)", errno, strerror(errno));
+	printf("\n");
+	fflush(stdout);
+}
+
+struct command {
+	uint32_t cmd;
+	uint32_t pad;
+	uint64_t response;
+	unsigned char payload[16];
+};
+
+static ssize_t command(int fd, uint32_t cmd, void *response, const void *payload, size_t n)
+{
+	struct command c = { .cmd = cmd, .response = (uintptr_t)response };
+	memcpy(c.payload, payload, n);
+	return write(fd, &c, 16 + n);
+}
+
+static int event_fd;
+static uint32_t read_value;
+static volatile int read_done;
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	if (read(event_fd, &read_value, 4) == 4)
+		read_done = 1;
+	else
+		read_done = -1;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit limit;
+	struct stat st, by_path;
+	struct statx stx;
+	unsigned base;
+	int fd, s, status;
+	unsigned char in[4] = { 1, 2, 3, 4 }, out[4] = { 0 };
+	uint32_t who[2], value;
+	char tmp[4096];
+
+	getrlimit(RLIMIT_NOFILE, &limit);
+	base = (limit.rlim_cur < 1024 ? (unsigned)limit.rlim_cur : 1024) - 64;
+
+	errno = 0;
+	s = socket(AF_NETLINK, SOCK_RAW, NETLINK_RDMA);
+	check(s < 0 && errno == EPROTONOSUPPORT, "socket(AF_NETLINK, NETLINK_RDMA) fails with EPROTONOSUPPORT");
+	s = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	check(s >= 0, "socket(AF_NETLINK, NETLINK_ROUTE) works");
+	close(s);
+
+	errno = 0;
+	check(open(SUP0, O_RDONLY) < 0 && errno == EACCES, "O_RDONLY open of the node is EACCES (nodev)");
+
+	fd = open(SUP0, O_RDWR | O_CLOEXEC);
+	check(fd >= (int)base && fd < (int)base + 64, "O_RDWR open lands in the reserved range");
+	printf("# fd %d base %u\n", fd, base);
+	check((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0, "O_CLOEXEC is kept");
+
+	check(fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(231, 192)
+	      && (st.st_mode & 07777) == 0666, "fstat: a char device 231:192, mode 0666");
+	check(stat(SUP0, &by_path) == 0 && S_ISCHR(by_path.st_mode) && by_path.st_rdev == st.st_rdev
+	      && by_path.st_ino == st.st_ino && by_path.st_dev == st.st_dev && by_path.st_mode == st.st_mode,
+	      "stat by path shows the same node as fstat");
+	check(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 && S_ISCHR(stx.stx_mode)
+	      && stx.stx_rdev_major == 231 && stx.stx_rdev_minor == 192, "statx(AT_EMPTY_PATH): the node");
+
+	check(command(fd, ECHO, out, in, 4) == 20 && out[0] == 2 && out[3] == 5,
+	      "write is served by the device, response in the caller's memory");
+	{
+		struct command c = { .cmd = ECHO, .response = (uintptr_t)out };
+		struct iovec iov[2] = { { &c, 16 }, { in, 4 } };
+		memset(out, 0, 4);
+		check(writev(fd, iov, 2) == 20 && out[0] == 2 && out[3] == 5, "writev is joined and served");
+	}
+	check(command(fd, WHO, who, NULL, 0) == 16 && who[0] == (uint32_t)gettid() && who[1] == getuid(),
+	      "the device sees the caller's tid and uid");
+	errno = 0;
+	check(command(fd, 99, out, NULL, 0) < 0 && errno == EINVAL, "a device errno reaches the caller");
+	errno = 0;
+	check(pwrite(fd, tmp, 16, 0) < 0 && errno == ESPIPE, "pwrite is ESPIPE");
+
+	event_fd = -1;
+	check(command(fd, NEW_FD, &event_fd, NULL, 0) == 16 && event_fd >= 0 && event_fd < (int)base,
+	      "a command installs a new fd at the lowest free number");
+	printf("# event fd %d\n", event_fd);
+	check((fcntl(event_fd, F_GETFD) & FD_CLOEXEC) != 0, "the new fd is close-on-exec");
+	{
+		struct pollfd p = { .fd = event_fd, .events = POLLIN };
+		check(poll(&p, 1, 200) == 0, "poll of the new fd waits while no event is queued");
+	}
+	{
+		pthread_t t;
+		pthread_create(&t, NULL, reader, NULL);
+		usleep(300000);
+		check(read_done == 0, "read of the new fd blocks");
+		value = 42;
+		check(command(fd, EVENT, NULL, &value, 4) == 20, "an event is queued");
+		pthread_join(t, NULL);
+		check(read_done == 1 && read_value == 42, "the blocked read returns the event");
+	}
+	{
+		struct pollfd p = { .fd = event_fd, .events = POLLIN };
+		value = 7;
+		command(fd, EVENT, NULL, &value, 4);
+		check(poll(&p, 1, 2000) == 1 && (p.revents & POLLIN), "poll reports the queued event");
+		check(read(event_fd, &value, 4) == 4 && value == 7, "read returns it");
+	}
+
+	fflush(stdout);
+	if (fork() == 0) {
+		struct stat cs;
+		unsigned char o[4] = { 0 };
+		int ok = command(fd, ECHO, o, in, 4) == 20 && o[0] == 2 && fstat(fd, &cs) == 0 && S_ISCHR(cs.st_mode)
+			 && command(fd, WHO, who, NULL, 0) == 16 && who[0] == (uint32_t)gettid();
+		_exit(ok ? 0 : 1);
+	}
+	check(wait(&status) > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a forked child writes and fstats the inherited fd");
+
+	fflush(stdout);
+	if (fork() == 0) {
+		int a, b;
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		errno = 0;
+		a = open(SUP1, O_RDWR);
+		if (!(a < 0 && errno == EACCES))
+			_exit(3);
+		b = open(SUP0, O_RDWR);
+		if (b < 0)
+			_exit(4);
+		close(b);
+		_exit(0);
+	}
+	check(wait(&status) > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "as nobody: the 0600 node is EACCES, the 0666 node opens");
+
+	{
+		int p = open(PLAIN, O_RDWR);
+		memset(out, 0, 4);
+		check(p >= 0 && p < (int)base, "a plain FUSE file opens outside the range");
+		check(command(p, ECHO, out, in, 4) == 20 && out[0] == 2, "and its writes go through FUSE");
+		errno = 0;
+		check(command(p, NEW_FD, &value, NULL, 0) < 0 && errno == EOPNOTSUPP,
+		      "installFile from a FUSE request is EOPNOTSUPP");
+		close(p);
+	}
+	{
+		int w;
+		snprintf(tmp, sizeof(tmp), "%s/written", argc > 1 ? argv[1] : "/tmp");
+		w = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		check(w >= 0 && write(w, "data", 4) == 4 && close(w) == 0, "other files open and write as usual");
+	}
+	{
+		/* not a check: what one supervised write and one fstat cost, for docs/performance.md */
+		struct timespec a, b;
+		int i, n = 20000;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (i = 0; i < n; i++)
+			command(fd, ECHO, out, in, 4);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("# supervised write: %.1f us\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1e3);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (i = 0; i < n; i++)
+			fstat(fd, &st);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("# supervised fstat: %.1f us\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1e3);
+	}
+	close(event_fd);
+	close(fd);
+	printf("1..%d\n", checks);
+	return failures ? 1 : 0;
+}

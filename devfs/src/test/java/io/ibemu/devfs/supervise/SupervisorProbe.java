@@ -1,0 +1,91 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.DeviceDirectory;
+import io.ibemu.devfs.ns.MountNamespace;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Run by SupervisorTest inside {@code unshare -m}: presents a {@link CommandDevice} as
+ * /dev/infiniband/sup0 and sup1 (char nodes) and plain0 (a FUSE file), starts a
+ * {@link Supervisor}, runs args[1] (the C probe) under the stub args[0], prints the probe's
+ * output and then one "ok:"/"FAIL:" line per thing it checks on the daemon's side.
+ * args[2]: a scratch directory.
+ */
+public final class SupervisorProbe {
+
+    private static int failures;
+
+    public static void main(String[] args) throws Exception {
+        Path stub = Path.of(args[0]);
+        Path probe = Path.of(args[1]);
+        Path scratch = Path.of(args[2]);
+        MountNamespace.requirePrivate();
+        Path work = Path.of("/run/ibemu-supervise-probe");
+        MountNamespace.workDirectory(work);
+        Path devDir = Files.createDirectory(work.resolve("dev"));
+        CommandDevice device = new CommandDevice();
+        try (DeviceDirectory directory = new DeviceDirectory("ibemu-supervise-probe")) {
+            directory.addCharDevice("sup0", 231, 192, 0666, device);
+            directory.addCharDevice("sup1", 231, 193, 0600, device);
+            directory.add("plain0", device, 0600);
+            directory.mount(devDir);
+            directory.present(Path.of("/dev/infiniband"));
+            try (Supervisor supervisor = Supervisor.start(directory, scratch.resolve(Supervisor.SOCKET))) {
+                Process p = new ProcessBuilder(stub.toString(), "--socket", supervisor.socket().toString(), "--",
+                        probe.toString(), scratch.toString()).redirectErrorStream(true).start();
+                String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                boolean exited = p.waitFor(30, TimeUnit.SECONDS);
+                System.out.print(output);
+                check("probe exited 0", exited && p.exitValue() == 0);
+                check("every open of a node and the plain file released",
+                        await(() -> device.opens.get() == 3 && device.releases.get() == 3));
+                check("the installed event file released", await(() -> device.eventReleases.get() == 1));
+                check("the listener ends with the supervised tree", await(() -> supervisor.supervisedTrees() == 0));
+                check("ls shows char nodes and the plain file", listing().matches(
+                        "(?s).*crw-rw-rw- .*231, 192 .*sup0.*crw------- .*231, 193 .*sup1.*")
+                        && listing().matches("(?s).*-rw------- .*plain0.*"));
+                Process refused = new ProcessBuilder(stub.toString(), "--socket", scratch.resolve("absent").toString(),
+                        "--", "true").redirectErrorStream(true).start();
+                check("no daemon: the stub exits 125", refused.waitFor(10, TimeUnit.SECONDS) && refused.exitValue() == 125);
+                Process missing = new ProcessBuilder(stub.toString(), "--socket", supervisor.socket().toString(),
+                        "--", "/nonexistent/cmd").redirectErrorStream(true).start();
+                check("missing CMD: 127", missing.waitFor(10, TimeUnit.SECONDS) && missing.exitValue() == 127);
+            }
+        }
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    private static String listing() {
+        try {
+            Process ls = new ProcessBuilder("ls", "-l", "/dev/infiniband").redirectErrorStream(true).start();
+            String out = new String(ls.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            ls.waitFor();
+            return out;
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
+    private static boolean await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    private static void check(String what, boolean ok) {
+        if (!ok) {
+            failures++;
+        }
+        System.out.println((ok ? "ok: " : "FAIL: ") + what);
+    }
+}
