@@ -2,6 +2,7 @@ package io.ibemu.emulator.cli;
 
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.ns.MountNamespace;
+import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.control.Console;
 import io.ibemu.emulator.control.ControlServer;
@@ -51,6 +52,7 @@ final class Daemon implements AutoCloseable {
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
     private volatile ControlServer control;
+    private volatile Supervisor supervisor;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DeviceDirectory devices, SysfsTree sysfs) {
@@ -84,7 +86,8 @@ final class Daemon implements AutoCloseable {
             devices.mount(devDir);
             new InfinibandSysfs(fabric, sysfs.root()).build(hcas);
             sysfs.mount(sysDir);
-            MountNamespace.graft(devDir, Path.of("/dev/infiniband"));
+            // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
+            devices.present(Path.of("/dev/infiniband"));
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
@@ -99,6 +102,7 @@ final class Daemon implements AutoCloseable {
             Set<Node> locals = new HashSet<>();
             hcas.forEach(h -> locals.add(h.node()));
             daemon.control = ControlServer.start(new Console(fabric, locals), o.state());
+            daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
@@ -205,6 +209,9 @@ final class Daemon implements AutoCloseable {
         closed = true;
         if (control != null) {
             control.close();
+        }
+        if (supervisor != null) {
+            supervisor.close();
         }
         sysfs.close();
         devices.close();
