@@ -164,6 +164,15 @@ public final class Node {
         return switchTables == null ? 0xFF : switchTables.route(lid);
     }
 
+    /**
+     * The ports a switch forwards multicast LID {@code mlid} to, by its MulticastForwardingTable
+     * (IBA 18.2.4.3.3): bit {@code p % 64} of word {@code p / 64} for port p. Empty for a CA.
+     * Call with the fabric lock held.
+     */
+    public long[] multicastRoute(int mlid) {
+        return switchTables == null ? new long[(portCount() + 64) / 64] : switchTables.multicastPorts(mlid);
+    }
+
     /** A port's link went up or down: a switch flags it in SwitchInfo (IBA 14.2.5.4). */
     void portStateChanged(Port port) {
         if (switchTables != null) {

@@ -1,0 +1,58 @@
+package io.ibemu.emulator.hca;
+
+/**
+ * Ends work requests: successful ones into their CQ when signaled, errors always, and the
+ * error path of a QP (IBA 10.3.1 Error state, rdmavt rvt_error_qp): state ERR, the send queue
+ * and then the receive queue flushed with WR_FLUSH_ERR in order, QP_LAST_WQE_REACHED for a QP
+ * on an SRQ. Runs under the model lock.
+ */
+final class Completer {
+    private final Hca hca;
+
+    Completer(Hca hca) {
+        this.hca = hca;
+    }
+
+    /** The requester finished {@code w} with {@code status}; {@code byteLen} for READ and atomics. */
+    void send(QueuePair qp, QueuePair.SendWqe w, int status, int byteLen) {
+        if (status == WcStatus.SUCCESS && !w.signaled) {
+            return;
+        }
+        int opcode = WrOpcode.completionOpcode(w.wr.opcode());
+        qp.sendCq().enter(new WorkCompletion(w.wr.wrId(), status, opcode, 0, byteLen, 0, qp.qpNum(), 0, 0, 0, 0, 0,
+                0), false);
+    }
+
+    /** A receive finished on {@code cq}. */
+    void receive(CompletionQueue cq, WorkCompletion wc, boolean solicited) {
+        cq.enter(wc, solicited);
+    }
+
+    void flushReceive(QueuePair qp, ReceiveWorkRequest r) {
+        qp.recvCq().enter(WorkCompletion.of(r.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum()), false);
+    }
+
+    void flushSend(QueuePair qp, QueuePair.SendWqe w) {
+        qp.sendCq().enter(WorkCompletion.of(w.wr.wrId(), WcStatus.WR_FLUSH_ERR,
+                WrOpcode.completionOpcode(w.wr.opcode()), qp.qpNum()), false);
+    }
+
+    /** The QP enters ERR: retries stop, everything queued is flushed. */
+    void error(QueuePair qp) {
+        if (qp.currentState() == QpState.ERR && qp.sq.isEmpty() && qp.rq.isEmpty()) {
+            return;
+        }
+        boolean wasError = qp.currentState() == QpState.ERR;
+        qp.attrs = qp.attrs.toBuilder().qpState(QpState.ERR).curQpState(QpState.ERR).build();
+        hca.requester.cancelRetry(qp);
+        while (!qp.sq.isEmpty()) {
+            flushSend(qp, qp.sq.poll());
+        }
+        while (!qp.rq.isEmpty()) {
+            flushReceive(qp, qp.rq.poll());
+        }
+        if (!wasError && qp.srq() != null) {
+            hca.fire(new AsyncEvent(AsyncEvent.Type.QP_LAST_WQE_REACHED, qp));
+        }
+    }
+}

@@ -1,0 +1,1031 @@
+package io.ibemu.emulator.hca;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PortEvent;
+import io.ibemu.emulator.mad.PortInfo;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * One emulated HCA's verbs: its attributes and ports, its object pools (PDs, MRs, MWs, CQs,
+ * QPs, SRQs, AHs, XRC domains), QPN and key allocation, and the verbs the uverbs ABI layer calls.
+ * Every method takes the model lock ({@link DataLink#lock()}, shared by the HCAs of one fabric);
+ * the data path runs in the caller's thread (postSend processes the send queue at once) or on
+ * the link's timer thread (RNR and transport retries). Errors are {@link Errno} with the errno
+ * the kernel (core verbs, rdmavt) returns for the verb.
+ */
+public final class Hca implements AutoCloseable {
+    static final int MAX_QP = 16384;
+    static final int MAX_QP_WR = 16383;
+    static final int MAX_SGE = 96;
+    static final int MAX_CQ = 0x1FFFF;
+    static final int MAX_CQE = 0x2FFFF;
+    static final int MAX_MR = 0xFFFF;
+    static final int MAX_PD = 0xFFFF;
+    static final int MAX_AH = 0xFFFF;
+    static final int MAX_SRQ = 1024;
+    static final int MAX_SRQ_WR = 0x1FFFF;
+    static final int MAX_SRQ_SGE = 128;
+    static final int MAX_RD_ATOMIC = 16;
+    static final int MAX_INIT_RD_ATOMIC = 255;
+    static final int MAX_MCAST_GRP = 16384;
+    static final int MAX_MCAST_QP_ATTACH = 16;
+    static final int MAX_INLINE = 512;
+    static final long MAX_MSG = 0x80000000L;
+    /** The first QPN handed out: 0 and 1 are QP0/QP1 (IBA 10.2.4.1). */
+    static final int FIRST_QPN = 2;
+    static final int QPN_MASK = 0xFFFFFF;
+
+    /** IB_MR_REREG_* flags of rereg_mr. */
+    public static final int REREG_TRANS = 1;
+    public static final int REREG_PD = 2;
+    public static final int REREG_ACCESS = 4;
+
+    private final LocalHca local;
+    private final Fabric fabric;
+    private final DataLink link;
+    private final Node node;
+    private final Consumer<PortEvent> portListener;
+    private final List<AsyncEventSink> sinks = new CopyOnWriteArrayList<>();
+    final Requester requester;
+    final Responder responder;
+    final Completer completer;
+    final MulticastGroups multicast = new MulticastGroups();
+
+    private final Map<Integer, QueuePair> qps = new HashMap<>();
+    private final Map<Integer, MemoryRegion> mrs = new HashMap<>();
+    private final Map<Integer, MemoryWindow> mws = new HashMap<>();
+    private final Map<Integer, SharedReceiveQueue> srqs = new HashMap<>();
+    private final Map<Integer, Long> pinnedByPid = new HashMap<>();
+    private int pds;
+    private int cqs;
+    private int ahs;
+    private int xrcds;
+    private int nextQpn = FIRST_QPN;
+    private int nextKey = 1;
+    private int nextSrqNum = 1;
+
+    /**
+     * The model of {@code local}'s HCA on {@code fabric}, reached by packets through {@code link}
+     * (one link per fabric, shared by all local HCAs). Listens to the fabric's port events of
+     * this node and reports them as asynchronous events.
+     */
+    public Hca(LocalHca local, Fabric fabric, DataLink link) {
+        this.local = local;
+        this.fabric = fabric;
+        this.link = link;
+        this.node = local.node();
+        this.requester = new Requester(this);
+        this.responder = new Responder(this);
+        this.completer = new Completer(this);
+        // PortEvent listeners run under the fabric lock: report from the timer thread instead
+        this.portListener = e -> {
+            if (e.port().node() == node) {
+                AsyncEvent.Type t = portEventType(e.kind());
+                if (t != null) {
+                    int port = e.port().number();
+                    link.execute(() -> fire(new AsyncEvent(t, port)));
+                }
+            }
+        };
+        fabric.addListener(portListener);
+        link.attach(this);
+    }
+
+    public LocalHca local() {
+        return local;
+    }
+
+    public DataLink link() {
+        return link;
+    }
+
+    /** The model lock (the link's): every verbs object is guarded by it. */
+    public Object lock() {
+        return link.lock();
+    }
+
+    /** Adds a listener for this HCA's asynchronous events (see {@link AsyncEventSink} for its rules). */
+    public void addEventSink(AsyncEventSink sink) {
+        sinks.add(sink);
+    }
+
+    public void removeEventSink(AsyncEventSink sink) {
+        sinks.remove(sink);
+    }
+
+    void fire(AsyncEvent event) {
+        for (AsyncEventSink s : sinks) {
+            s.event(event);
+        }
+    }
+
+    private static AsyncEvent.Type portEventType(PortEvent.Kind kind) {
+        return switch (kind) {
+            case PORT_ACTIVE -> AsyncEvent.Type.PORT_ACTIVE;
+            case PORT_ERROR -> AsyncEvent.Type.PORT_ERR;
+            case LID_CHANGE -> AsyncEvent.Type.LID_CHANGE;
+            case PKEY_CHANGE -> AsyncEvent.Type.PKEY_CHANGE;
+            case SM_CHANGE -> AsyncEvent.Type.SM_CHANGE;
+            case CLIENT_REREGISTER -> AsyncEvent.Type.CLIENT_REREGISTER;
+            case GID_CHANGE -> AsyncEvent.Type.GID_CHANGE;
+            default -> null;
+        };
+    }
+
+    // ---- device and ports ----
+
+    /** query_device. */
+    public DeviceAttributes attributes() {
+        int caps = DeviceAttributes.CAP_BAD_PKEY_CNTR | DeviceAttributes.CAP_BAD_QKEY_CNTR
+                | DeviceAttributes.CAP_SHUTDOWN_PORT | DeviceAttributes.CAP_SYS_IMAGE_GUID
+                | DeviceAttributes.CAP_RC_RNR_NAK_GEN | DeviceAttributes.CAP_PORT_ACTIVE_EVENT
+                | DeviceAttributes.CAP_SRQ_RESIZE | DeviceAttributes.CAP_XRC;
+        return new DeviceAttributes(firmwareVersion(local.identity().fwVersion()), node.guid(), node.systemImageGuid(),
+                -1L, 4096, node.vendorId(), node.deviceId(), node.revision(), MAX_QP, MAX_QP_WR, caps, MAX_SGE,
+                MAX_SGE, MAX_CQ, MAX_CQE, MAX_MR, MAX_PD, MAX_RD_ATOMIC, 0, MAX_RD_ATOMIC * MAX_QP,
+                MAX_INIT_RD_ATOMIC, 0, DeviceAttributes.ATOMIC_HCA, 0, 0, 0, 0, 0, MAX_MCAST_GRP,
+                MAX_MCAST_QP_ATTACH, MAX_MCAST_QP_ATTACH * MAX_MCAST_GRP, MAX_AH, 0, 0, MAX_SRQ, MAX_SRQ_WR,
+                MAX_SRQ_SGE, node.port(1).pkeys().length, 0, node.portCount(), MAX_INLINE);
+    }
+
+    /** Completion vectors (the context's num_comp_vectors): one. */
+    public int numCompVectors() {
+        return 1;
+    }
+
+    /** "a.b.c" as the u64 fw_ver (a << 32 | b << 16 | c), 0 when not numeric. */
+    private static long firmwareVersion(String v) {
+        String[] parts = v.split("\\.");
+        long out = 0;
+        try {
+            for (int i = 0; i < 3; i++) {
+                out = out << 16 | (i < parts.length ? Long.parseLong(parts[i]) & 0xFFFF : 0);
+            }
+            return out;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** query_port, live from the fabric. @throws Errno EINVAL for a port the HCA does not have */
+    public PortAttributes port(int n) throws Errno {
+        if (n < 1 || n > node.portCount()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        Port p = node.port(n);
+        PortInfo pi = p.portInfo();
+        long[] guids = p.guids();
+        byte[][] gids = new byte[guids.length][];
+        for (int i = 0; i < guids.length; i++) {
+            gids[i] = gid(p.subnetPrefix(), guids[i]);
+        }
+        int[] pkeys = p.pkeys();
+        return new PortAttributes(pi.portState(), pi.mtuCap(), activeMtu(p), gids.length, pi.capabilityMask(), MAX_MSG,
+                pi.pKeyViolations(), pi.qKeyViolations(), pkeys.length, pi.lid(), pi.masterSmLid(), pi.lmc(),
+                pi.vlCap(), pi.masterSmSl(), pi.subnetTimeout(), pi.initTypeReply(), pi.linkWidthActive(),
+                1 << p.activeSpeed().ordinal(), pi.portPhysicalState(), PortAttributes.LINK_LAYER_INFINIBAND,
+                pi.capabilityMask2(), gids, pkeys);
+    }
+
+    /** The MTU code a port runs: its MTUCap, lowered to what the neighbour takes (NeighborMTU). */
+    static int activeMtu(Port p) {
+        PortInfo pi = p.portInfo();
+        return Math.min(pi.mtuCap(), pi.neighborMtu() == 0 ? pi.mtuCap() : pi.neighborMtu());
+    }
+
+    static byte[] gid(long prefix, long guid) {
+        byte[] g = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            g[i] = (byte) (prefix >>> (56 - 8 * i));
+            g[8 + i] = (byte) (guid >>> (56 - 8 * i));
+        }
+        return g;
+    }
+
+    Port fabricPort(int n) {
+        return node.port(n);
+    }
+
+    boolean hasPort(int n) {
+        return n >= 1 && n <= node.portCount();
+    }
+
+    // ---- protection domains ----
+
+    /** alloc_pd. @throws Errno ENOMEM beyond max_pd */
+    public ProtectionDomain allocPd(VerbsOwner owner) throws Errno {
+        synchronized (lock()) {
+            if (pds >= MAX_PD) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            pds++;
+            return new ProtectionDomain(this, owner);
+        }
+    }
+
+    /** dealloc_pd. @throws Errno EBUSY while MRs, MWs, QPs, SRQs or AHs use it */
+    public void dealloc(ProtectionDomain pd) throws Errno {
+        synchronized (lock()) {
+            live(pd);
+            if (pd.users > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            pd.destroyed = true;
+            pds--;
+        }
+    }
+
+    private void live(ProtectionDomain pd) throws Errno {
+        if (pd == null || pd.destroyed || pd.hca() != this) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    // ---- memory regions and windows ----
+
+    /**
+     * reg_mr: registers {@code [start, start + length)} of the owner's memory as HCA virtual
+     * addresses from {@code iova}.
+     *
+     * @throws Errno EINVAL: length 0, unknown access bits, remote write/atomic without local
+     *     write, start and iova in different page offsets; EOPNOTSUPP: on-demand paging; EFAULT:
+     *     a page of the range not mapped with the access asked (ib_umem_get); ENOMEM: beyond the
+     *     owner's RLIMIT_MEMLOCK or max_mr
+     */
+    public MemoryRegion registerMr(ProtectionDomain pd, long start, long length, long iova, int access,
+            HostMemory memory) throws Errno {
+        synchronized (lock()) {
+            live(pd);
+            checkMr(start, length, iova, access, memory);
+            if (mrs.size() >= MAX_MR) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            long pinned = pin(pd.owner(), start, length, memory);
+            MemoryRegion mr = new MemoryRegion(pd, start, length, iova, access, newKey(), memory, pinned);
+            mrs.put(mr.lkey(), mr);
+            pd.users++;
+            return mr;
+        }
+    }
+
+    private static void checkMr(long start, long length, long iova, int access, HostMemory memory) throws Errno {
+        if ((access & Access.ON_DEMAND) != 0) {
+            throw Errno.of(Errno.EOPNOTSUPP);
+        }
+        // ib_check_mr_access: remote write/atomic need local write
+        if ((access & ~Access.SUPPORTED) != 0 || length <= 0
+                || (access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 && (access & Access.LOCAL_WRITE) == 0
+                || ((start ^ iova) & (memory.pageSize() - 1)) != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (!memory.isMapped(start, length, Access.writable(access))) {
+            throw Errno.of(Errno.EFAULT);
+        }
+    }
+
+    /** Charges whole pages to the owner's locked memory (ib_umem_get's pinned_vm check). */
+    private long pin(VerbsOwner owner, long start, long length, HostMemory memory) throws Errno {
+        long page = memory.pageSize();
+        long bytes = ((start + length + page - 1) / page - start / page) * page;
+        long limit = memory.pinnedLimit();
+        long now = pinnedByPid.getOrDefault(owner.pid(), 0L);
+        if (limit >= 0 && now + bytes > limit) {
+            throw Errno.of(Errno.ENOMEM);
+        }
+        pinnedByPid.put(owner.pid(), now + bytes);
+        return bytes;
+    }
+
+    private void unpin(VerbsOwner owner, long bytes) {
+        pinnedByPid.computeIfPresent(owner.pid(), (k, v) -> v - bytes <= 0 ? null : v - bytes);
+    }
+
+    /** Bytes of registered memory charged to {@code pid}. */
+    public long pinnedBytes(int pid) {
+        synchronized (lock()) {
+            return pinnedByPid.getOrDefault(pid, 0L);
+        }
+    }
+
+    private int newKey() {
+        // key = index << 8 | 8-bit tag, as rdmavt's lkey table forms keys; never 0 (the reserved DMA key)
+        while (true) {
+            int index = nextKey++ & 0xFFFFFF;
+            int key = index << 8 | (index & 0xFF);
+            if (index != 0 && !mrs.containsKey(key) && !mws.containsKey(key)) {
+                return key;
+            }
+        }
+    }
+
+    /**
+     * rereg_mr: changes the translation ({@link #REREG_TRANS}: start, length, iova, memory), the
+     * PD ({@link #REREG_PD}) and/or the access ({@link #REREG_ACCESS}) of a region, keeping its
+     * keys. Returns the region that replaces {@code mr} (the old object is dead).
+     *
+     * @throws Errno EINVAL: no or unknown flags, bad values as for reg_mr; EFAULT, ENOMEM as reg_mr
+     */
+    public MemoryRegion reregisterMr(MemoryRegion mr, int flags, ProtectionDomain pd, long start, long length,
+            long iova, int access, HostMemory memory) throws Errno {
+        synchronized (lock()) {
+            if (mrs.get(mr.lkey()) != mr || flags == 0 || (flags & ~(REREG_TRANS | REREG_PD | REREG_ACCESS)) != 0) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            ProtectionDomain newPd = (flags & REREG_PD) != 0 ? pd : mr.pd();
+            live(newPd);
+            boolean trans = (flags & REREG_TRANS) != 0;
+            long s = trans ? start : mr.start();
+            long len = trans ? length : mr.length();
+            long va = trans ? iova : mr.iova();
+            HostMemory mem = trans ? memory : mr.memory();
+            int acc = (flags & REREG_ACCESS) != 0 ? access : mr.access();
+            checkMr(s, len, va, acc, mem);
+            unpin(mr.pd().owner(), mr.pinned);
+            long pinned;
+            try {
+                pinned = pin(newPd.owner(), s, len, mem);
+            } catch (Errno e) {
+                pin(mr.pd().owner(), mr.start(), mr.length(), mr.memory());
+                throw e;
+            }
+            MemoryRegion next = new MemoryRegion(newPd, s, len, va, acc, mr.lkey(), mem, pinned);
+            mr.pd().users--;
+            newPd.users++;
+            mrs.put(next.lkey(), next);
+            return next;
+        }
+    }
+
+    /** dereg_mr. @throws Errno EBUSY while type-2 windows are bound to it; EINVAL if not registered */
+    public void deregister(MemoryRegion mr) throws Errno {
+        synchronized (lock()) {
+            if (mrs.get(mr.lkey()) != mr) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (mr.boundWindows > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            mrs.remove(mr.lkey());
+            unpin(mr.pd().owner(), mr.pinned);
+            mr.pd().users--;
+        }
+    }
+
+    /** The live region with key {@code key}; null when none (lkey/rkey lookup of the data path). */
+    MemoryRegion region(int key) {
+        return mrs.get(key);
+    }
+
+    /** alloc_mw. @throws Errno EINVAL for a type other than 1 or 2 */
+    public MemoryWindow allocMw(ProtectionDomain pd, int type) throws Errno {
+        synchronized (lock()) {
+            live(pd);
+            if (type != 1 && type != 2) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            MemoryWindow mw = new MemoryWindow(pd, type, newKey());
+            mws.put(mw.rkey(), mw);
+            pd.users++;
+            return mw;
+        }
+    }
+
+    /** dealloc_mw. @throws Errno EINVAL if not allocated */
+    public void dealloc(MemoryWindow mw) throws Errno {
+        synchronized (lock()) {
+            if (mws.get(mw.rkey()) != mw) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            mws.remove(mw.rkey());
+            mw.pd().users--;
+        }
+    }
+
+    // ---- completion queues ----
+
+    /**
+     * create_cq with {@code cqe} entries (granted as asked, as rdmavt does), completion events to
+     * {@code onEvent} (null: none).
+     *
+     * @throws Errno EINVAL: cqe below 1 or above max_cqe, comp vector out of range; ENOMEM beyond max_cq
+     */
+    public CompletionQueue createCq(VerbsOwner owner, int cqe, int compVector, CompletionListener onEvent)
+            throws Errno {
+        synchronized (lock()) {
+            if (cqe < 1 || cqe > MAX_CQE || compVector < 0 || compVector >= numCompVectors()) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (cqs >= MAX_CQ) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            cqs++;
+            return new CompletionQueue(this, owner, cqe, compVector, onEvent);
+        }
+    }
+
+    /** resize_cq. @throws Errno EINVAL: below 1, above max_cqe, or fewer than the completions waiting */
+    public void resize(CompletionQueue cq, int cqe) throws Errno {
+        synchronized (lock()) {
+            live(cq);
+            if (cqe < 1 || cqe > MAX_CQE || cqe < cq.outstanding()) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            cq.resize(cqe);
+        }
+    }
+
+    /** destroy_cq. @throws Errno EBUSY while a QP or SRQ uses it */
+    public void destroy(CompletionQueue cq) throws Errno {
+        synchronized (lock()) {
+            live(cq);
+            if (cq.users > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            cq.destroyed = true;
+            cqs--;
+        }
+    }
+
+    private void live(CompletionQueue cq) throws Errno {
+        if (cq == null || cq.destroyed || cq.hca() != this) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    // ---- shared receive queues ----
+
+    /**
+     * create_srq / create_xsrq. An XRC SRQ needs {@code xrcd} and {@code cq}; a basic one ignores them.
+     *
+     * @throws Errno EINVAL: max_wr or max_sge 0 or above the device's, XRC without domain or CQ;
+     *     EOPNOTSUPP: tag matching; ENOMEM beyond max_srq
+     */
+    public SharedReceiveQueue createSrq(ProtectionDomain pd, int maxWr, int maxSge, int limit, SrqType type,
+            Xrcd xrcd, CompletionQueue cq) throws Errno {
+        synchronized (lock()) {
+            live(pd);
+            if (type == SrqType.TAG_MATCHING) {
+                throw Errno.of(Errno.EOPNOTSUPP);
+            }
+            boolean xrc = type == SrqType.XRC;
+            if (maxWr < 1 || maxWr > MAX_SRQ_WR || maxSge < 1 || maxSge > MAX_SRQ_SGE || limit < 0
+                    || xrc && (xrcd == null || xrcd.closed || cq == null)) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (xrc) {
+                live(cq);
+            }
+            if (srqs.size() >= MAX_SRQ) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            int num = nextSrqNum++;
+            SharedReceiveQueue srq = new SharedReceiveQueue(pd, type, maxWr, maxSge, limit, xrc ? xrcd : null,
+                    xrc ? cq : null, num);
+            srqs.put(num, srq);
+            pd.users++;
+            if (xrc) {
+                xrcd.users++;
+                cq.users++;
+            }
+            return srq;
+        }
+    }
+
+    /**
+     * modify_srq: {@link SrqAttributes#MASK_MAX_WR} resizes, {@link SrqAttributes#MASK_LIMIT} arms the limit.
+     *
+     * @throws Errno EINVAL: max_wr 0, above the device's or below the WRs queued, the limit not
+     *     below max_wr (rvt_modify_srq)
+     */
+    public void modify(SharedReceiveQueue srq, int maxWr, int limit, int mask) throws Errno {
+        synchronized (lock()) {
+            live(srq);
+            if ((mask & ~(SrqAttributes.MASK_MAX_WR | SrqAttributes.MASK_LIMIT)) != 0) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            boolean resize = (mask & SrqAttributes.MASK_MAX_WR) != 0;
+            boolean arm = (mask & SrqAttributes.MASK_LIMIT) != 0;
+            int newMax = resize ? maxWr : srq.maxWr;
+            int newLimit = arm ? limit : srq.limit;
+            if (resize && (maxWr < 1 || maxWr > MAX_SRQ_WR || maxWr < srq.queue.size() || newLimit >= maxWr)
+                    || arm && (limit < 0 || limit > newMax)) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            srq.maxWr = newMax;
+            srq.limit = newLimit;
+        }
+    }
+
+    /** destroy_srq. @throws Errno EBUSY while QPs use it */
+    public void destroy(SharedReceiveQueue srq) throws Errno {
+        synchronized (lock()) {
+            live(srq);
+            if (srq.users > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            srq.destroyed = true;
+            srqs.remove(srq.srqNum());
+            srq.pd().users--;
+            if (srq.xrcd() != null) {
+                srq.xrcd().users--;
+                srq.cq().users--;
+            }
+        }
+    }
+
+    private void live(SharedReceiveQueue srq) throws Errno {
+        if (srq == null || srq.destroyed || srq.pd().hca() != this) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    SharedReceiveQueue srq(int num) {
+        return srqs.get(num);
+    }
+
+    // ---- queue pairs ----
+
+    /**
+     * create_qp. Returns the QP with the capabilities granted (as asked; receive capabilities 0
+     * with an SRQ or for XRC types).
+     *
+     * @throws Errno EINVAL: SMI/GSI type, a missing or foreign CQ, SRQ on an XRC initiator, an
+     *     XRC target without domain, capabilities above the device's; EOPNOTSUPP: raw packet;
+     *     ENOMEM beyond max_qp
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttributes init) throws Errno {
+        synchronized (lock()) {
+            QpType type = init.type();
+            if (type == QpType.RAW_PACKET) {
+                throw Errno.of(Errno.EOPNOTSUPP);
+            }
+            if (type == QpType.SMI || type == QpType.GSI) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            boolean target = type == QpType.XRC_TGT;
+            if (!target) {
+                live(pd);
+                live(init.sendCq());
+            }
+            if (type != QpType.XRC_INI && !target) {
+                live(init.recvCq());
+            }
+            if (target && (init.xrcd() == null || init.xrcd().closed || init.xrcd().hca() != this)
+                    || type == QpType.XRC_INI && init.srq() != null) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (init.srq() != null) {
+                live(init.srq());
+            }
+            QpCapabilities cap = grant(init);
+            if (qps.size() >= MAX_QP) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            QueuePair qp = new QueuePair(this, target ? null : pd, init, allocateQpn(), cap);
+            qps.put(qp.qpNum(), qp);
+            if (!target) {
+                pd.users++;
+                init.sendCq().users++;
+            }
+            if (init.recvCq() != null && type != QpType.XRC_INI && !target) {
+                init.recvCq().users++;
+            }
+            if (init.srq() != null) {
+                init.srq().users++;
+            }
+            if (target) {
+                init.xrcd().users++;
+            }
+            return qp;
+        }
+    }
+
+    private static QpCapabilities grant(QpInitAttributes init) throws Errno {
+        QpCapabilities c = init.cap();
+        boolean noRecv = init.srq() != null || init.type() == QpType.XRC_INI || init.type() == QpType.XRC_TGT;
+        boolean noSend = init.type() == QpType.XRC_TGT;
+        if (c == null || c.maxSendWr() < 0 || c.maxRecvWr() < 0 || c.maxSendSge() < 0 || c.maxRecvSge() < 0
+                || c.maxInlineData() < 0 || !noSend && (c.maxSendWr() > MAX_QP_WR || c.maxSendSge() > MAX_SGE
+                || c.maxInlineData() > MAX_INLINE)
+                || !noRecv && (c.maxRecvWr() > MAX_QP_WR || c.maxRecvSge() > MAX_SGE)) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return new QpCapabilities(noSend ? 0 : c.maxSendWr(), noRecv ? 0 : c.maxRecvWr(),
+                noSend ? 0 : c.maxSendSge(), noRecv ? 0 : c.maxRecvSge(), noSend ? 0 : c.maxInlineData());
+    }
+
+    private int allocateQpn() {
+        while (true) {
+            int qpn = nextQpn;
+            nextQpn = nextQpn >= QPN_MASK ? FIRST_QPN : nextQpn + 1;
+            if (!qps.containsKey(qpn)) {
+                return qpn;
+            }
+        }
+    }
+
+    /** The live QP numbered {@code qpn}; null when none. */
+    QueuePair qp(int qpn) {
+        return qps.get(qpn);
+    }
+
+    /** open_qp: an XRC target QP of {@code xrcd} by number. @throws Errno EINVAL when the domain has none */
+    public QueuePair openQp(Xrcd xrcd, int qpn) throws Errno {
+        synchronized (lock()) {
+            QueuePair qp = qps.get(qpn);
+            if (xrcd == null || qp == null || qp.type() != QpType.XRC_TGT || qp.xrcd() != xrcd) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            return qp;
+        }
+    }
+
+    /**
+     * modify_qp: applies the attributes {@code mask} selects, moving the QP to {@code
+     * attrs.qpState()} when {@link QpAttributeMask#STATE} is set.
+     *
+     * @throws Errno EINVAL: a transition or mask {@link QpTransitions#isOk} refuses, or a bad value
+     *     (port, P_Key index, path MTU above the port's, multicast DLID, SL above 15, RD atomic
+     *     depths above the device's, timer and retry fields beyond their bits)
+     */
+    public void modify(QueuePair qp, QpAttributes attrs, int mask) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            QpState cur = (mask & QpAttributeMask.CUR_STATE) != 0 ? attrs.curQpState() : qp.currentState();
+            QpState next = (mask & QpAttributeMask.STATE) != 0 ? attrs.qpState() : cur;
+            if (cur == null || next == null || (mask & ~QpAttributeMask.ALL) != 0
+                    || !QpTransitions.isOk(cur, next, qp.type(), mask)) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            checkValues(qp, attrs, mask);
+            QpState was = qp.currentState();
+            qp.attrs = merge(qp.attrs, attrs, mask, next);
+            transitioned(qp, was, next, attrs, mask);
+        }
+    }
+
+    private void checkValues(QueuePair qp, QpAttributes a, int mask) throws Errno {
+        int port = (mask & QpAttributeMask.PORT) != 0 ? a.portNum() : qp.attrs.portNum();
+        boolean bad = (mask & QpAttributeMask.PORT) != 0 && !hasPort(a.portNum())
+                || (mask & QpAttributeMask.PKEY_INDEX) != 0 && (a.pkeyIndex() < 0
+                        || a.pkeyIndex() >= fabricPort(hasPort(port) ? port : 1).pkeys().length)
+                || (mask & QpAttributeMask.AV) != 0 && !validPath(a.ah(), port)
+                || (mask & QpAttributeMask.ALT_PATH) != 0 && !validPath(a.altAh(), a.altAh() == null ? 0
+                        : a.altAh().portNum())
+                || (mask & QpAttributeMask.PATH_MTU) != 0 && (a.pathMtu() < 1 || a.pathMtu() > 5)
+                || (mask & QpAttributeMask.MAX_DEST_RD_ATOMIC) != 0 && (a.maxDestRdAtomic() < 0
+                        || a.maxDestRdAtomic() > MAX_RD_ATOMIC)
+                || (mask & QpAttributeMask.MAX_QP_RD_ATOMIC) != 0 && (a.maxRdAtomic() < 0
+                        || a.maxRdAtomic() > MAX_INIT_RD_ATOMIC)
+                || (mask & QpAttributeMask.MIN_RNR_TIMER) != 0 && (a.minRnrTimer() < 0 || a.minRnrTimer() > 31)
+                || (mask & QpAttributeMask.TIMEOUT) != 0 && (a.timeout() < 0 || a.timeout() > 31)
+                || (mask & QpAttributeMask.RETRY_CNT) != 0 && (a.retryCnt() < 0 || a.retryCnt() > 7)
+                || (mask & QpAttributeMask.RNR_RETRY) != 0 && (a.rnrRetry() < 0 || a.rnrRetry() > 7)
+                || (mask & QpAttributeMask.PATH_MIG_STATE) != 0 && (a.pathMigState() < 0 || a.pathMigState() > 2)
+                || (mask & QpAttributeMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~Access.SUPPORTED) != 0;
+        if (bad) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    /** rvt_check_ah: a port of this HCA, SL 0..15, a unicast DLID (multicast only with a GRH, not for a QP path). */
+    private boolean validPath(AhAttributes ah, int port) {
+        return ah != null && hasPort(ah.portNum() == 0 ? port : ah.portNum()) && ah.sl() >= 0 && ah.sl() <= 15
+                && ah.dlid() >= 0 && ah.dlid() < 0xC000;
+    }
+
+    private static QpAttributes merge(QpAttributes old, QpAttributes a, int m, QpState next) {
+        QpAttributes.Builder b = old.toBuilder().qpState(next).curQpState(next);
+        if ((m & QpAttributeMask.EN_SQD_ASYNC_NOTIFY) != 0) {
+            b.enSqdAsyncNotify(a.enSqdAsyncNotify());
+        }
+        if ((m & QpAttributeMask.ACCESS_FLAGS) != 0) {
+            b.qpAccessFlags(a.qpAccessFlags());
+        }
+        if ((m & QpAttributeMask.PKEY_INDEX) != 0) {
+            b.pkeyIndex(a.pkeyIndex());
+        }
+        if ((m & QpAttributeMask.PORT) != 0) {
+            b.portNum(a.portNum());
+        }
+        if ((m & QpAttributeMask.QKEY) != 0) {
+            b.qkey(a.qkey());
+        }
+        if ((m & QpAttributeMask.AV) != 0) {
+            b.ah(a.ah());
+        }
+        if ((m & QpAttributeMask.PATH_MTU) != 0) {
+            b.pathMtu(a.pathMtu());
+        }
+        if ((m & QpAttributeMask.TIMEOUT) != 0) {
+            b.timeout(a.timeout());
+        }
+        if ((m & QpAttributeMask.RETRY_CNT) != 0) {
+            b.retryCnt(a.retryCnt());
+        }
+        if ((m & QpAttributeMask.RNR_RETRY) != 0) {
+            b.rnrRetry(a.rnrRetry());
+        }
+        if ((m & QpAttributeMask.RQ_PSN) != 0) {
+            b.rqPsn(a.rqPsn() & QPN_MASK);
+        }
+        if ((m & QpAttributeMask.MAX_QP_RD_ATOMIC) != 0) {
+            b.maxRdAtomic(a.maxRdAtomic());
+        }
+        if ((m & QpAttributeMask.ALT_PATH) != 0) {
+            b.altAh(a.altAh()).altPkeyIndex(a.altPkeyIndex()).altPortNum(a.altPortNum()).altTimeout(a.altTimeout());
+        }
+        if ((m & QpAttributeMask.MIN_RNR_TIMER) != 0) {
+            b.minRnrTimer(a.minRnrTimer());
+        }
+        if ((m & QpAttributeMask.SQ_PSN) != 0) {
+            b.sqPsn(a.sqPsn() & QPN_MASK);
+        }
+        if ((m & QpAttributeMask.MAX_DEST_RD_ATOMIC) != 0) {
+            b.maxDestRdAtomic(a.maxDestRdAtomic());
+        }
+        if ((m & QpAttributeMask.PATH_MIG_STATE) != 0) {
+            b.pathMigState(a.pathMigState());
+        }
+        if ((m & QpAttributeMask.DEST_QPN) != 0) {
+            b.destQpNum(a.destQpNum() & QPN_MASK);
+        }
+        if ((m & QpAttributeMask.RATE_LIMIT) != 0) {
+            b.rateLimit(a.rateLimit());
+        }
+        return b.build();
+    }
+
+    /** What entering {@code next} does to the queues (rvt_modify_qp's side effects). */
+    private void transitioned(QueuePair qp, QpState was, QpState next, QpAttributes a, int mask) {
+        if (next == QpState.RESET && was != QpState.RESET) {
+            requester.cancelRetry(qp);
+            qp.sq.clear();
+            qp.rq.clear();
+        } else if (next == QpState.ERR && was != QpState.ERR) {
+            completer.error(qp);
+        } else if (next == QpState.SQD && was == QpState.RTS && qp.attrs.enSqdAsyncNotify() && qp.sq.isEmpty()) {
+            fire(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp));
+        } else if (next == QpState.RTS) {
+            requester.drain(qp);
+        }
+    }
+
+    /** query_qp: every attribute, the state as it is now. */
+    public QpAttributes query(QueuePair qp) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            return qp.attrs.toBuilder().sqDraining(false).build();
+        }
+    }
+
+    /**
+     * destroy_qp: the QP's queued work requests go without completions.
+     *
+     * @throws Errno EBUSY while attached to multicast groups (ib_qp usecnt; uverbs detaches first
+     *     on close: {@link #release})
+     */
+    public void destroy(QueuePair qp) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            if (qp.multicastAttachments > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            requester.cancelRetry(qp);
+            qp.destroyed = true;
+            qps.remove(qp.qpNum());
+            if (qp.pd() != null) {
+                qp.pd().users--;
+            }
+            if (qp.sendCq() != null && qp.type() != QpType.XRC_TGT) {
+                qp.sendCq().users--;
+            }
+            if (qp.recvCq() != null && qp.type() != QpType.XRC_INI && qp.type() != QpType.XRC_TGT) {
+                qp.recvCq().users--;
+            }
+            if (qp.srq() != null) {
+                qp.srq().users--;
+            }
+            if (qp.type() == QpType.XRC_TGT) {
+                qp.xrcd().users--;
+            }
+        }
+    }
+
+    /** The close path (uverbs_free_qp): detaches every multicast group, then destroys. */
+    public void release(QueuePair qp) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            multicast.detachAll(qp);
+            qp.multicastAttachments = 0;
+            destroy(qp);
+        }
+    }
+
+    private void live(QueuePair qp) throws Errno {
+        if (qp == null || qp.destroyed || qp.hca() != this) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    /**
+     * post_send: queues the work requests and runs the send queue at once in the caller's thread
+     * (completions on both sides are in their CQs when this returns, unless a WR waits for an RNR
+     * or transport retry).
+     *
+     * @throws PostError EINVAL: QP state (RESET, INIT, RTR), an opcode the QP type lacks, more
+     *     SGEs than max_send_sge, inline data above max_inline_data, UD without AH; ENOMEM: send
+     *     queue full. The WRs before the bad one are posted and run.
+     */
+    public void postSend(QueuePair qp, List<SendWorkRequest> wrs) throws PostError {
+        synchronized (lock()) {
+            try {
+                requester.post(qp, wrs);
+            } finally {
+                if (!qp.destroyed) {
+                    requester.drain(qp);
+                }
+            }
+        }
+    }
+
+    /**
+     * post_recv. In ERR a posted WR completes at once with WR_FLUSH_ERR.
+     *
+     * @throws PostError EINVAL: QP in RESET, QP with an SRQ, more SGEs than max_recv_sge;
+     *     ENOMEM: receive queue full
+     */
+    public void postRecv(QueuePair qp, List<ReceiveWorkRequest> wrs) throws PostError {
+        synchronized (lock()) {
+            if (qp.destroyed || qp.srq() != null || !qp.currentState().postRecvOk()
+                    || qp.type() == QpType.XRC_INI || qp.type() == QpType.XRC_TGT) {
+                throw new PostError(Errno.EINVAL, 0);
+            }
+            for (int i = 0; i < wrs.size(); i++) {
+                ReceiveWorkRequest r = wrs.get(i);
+                if (r.sgList().size() > qp.capabilities().maxRecvSge()) {
+                    throw new PostError(Errno.EINVAL, i);
+                }
+                if (qp.rq.size() >= qp.capabilities().maxRecvWr()) {
+                    throw new PostError(Errno.ENOMEM, i);
+                }
+                if (qp.currentState() == QpState.ERR) {
+                    completer.flushReceive(qp, r);
+                } else {
+                    qp.rq.add(r);
+                }
+            }
+        }
+    }
+
+    /** post_srq_recv. @throws PostError EINVAL: more SGEs than max_sge; ENOMEM: SRQ full */
+    public void postSrqRecv(SharedReceiveQueue srq, List<ReceiveWorkRequest> wrs) throws PostError {
+        synchronized (lock()) {
+            if (srq.destroyed) {
+                throw new PostError(Errno.EINVAL, 0);
+            }
+            for (int i = 0; i < wrs.size(); i++) {
+                ReceiveWorkRequest r = wrs.get(i);
+                if (r.sgList().size() > srq.maxSge) {
+                    throw new PostError(Errno.EINVAL, i);
+                }
+                if (srq.queue.size() >= srq.maxWr) {
+                    throw new PostError(Errno.ENOMEM, i);
+                }
+                srq.queue.add(r);
+            }
+        }
+    }
+
+    // ---- address handles ----
+
+    /**
+     * create_ah.
+     *
+     * @throws Errno EINVAL: a port the HCA lacks, SL above 15, DLID 0, a multicast DLID without GRH,
+     *     a source GID index beyond the port's table; ENOMEM beyond max_ah
+     */
+    public AddressHandle createAh(ProtectionDomain pd, AhAttributes attrs) throws Errno {
+        synchronized (lock()) {
+            live(pd);
+            boolean multicastLid = attrs.dlid() >= 0xC000 && attrs.dlid() != 0xFFFF;
+            if (!hasPort(attrs.portNum()) || attrs.sl() < 0 || attrs.sl() > 15 || attrs.dlid() <= 0
+                    || attrs.dlid() > 0xFFFF || multicastLid && !attrs.isGlobal()
+                    || attrs.isGlobal() && (attrs.grh().sgidIndex() < 0
+                            || attrs.grh().sgidIndex() >= fabricPort(attrs.portNum()).guids().length)) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (ahs >= MAX_AH) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            ahs++;
+            pd.users++;
+            return new AddressHandle(pd, attrs);
+        }
+    }
+
+    /** destroy_ah. */
+    public void destroy(AddressHandle ah) throws Errno {
+        synchronized (lock()) {
+            live(ah.pd());
+            ahs--;
+            ah.pd().users--;
+        }
+    }
+
+    // ---- multicast ----
+
+    /**
+     * attach_mcast (ib_attach_mcast, rvt_attach_mcast): attaching twice is accepted.
+     *
+     * @throws Errno EINVAL: not a UD QP, not a multicast GID (ff..), MLID outside 0xC000..0xFFFE;
+     *     ENOMEM: the group already has max_mcast_qp_attach QPs
+     */
+    public void attachMulticast(QueuePair qp, byte[] gid, int mlid) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            checkMulticast(qp, gid, mlid);
+            if (multicast.members(gid, mlid) >= MAX_MCAST_QP_ATTACH) {
+                throw Errno.of(Errno.ENOMEM);
+            }
+            if (multicast.attach(qp, gid, mlid)) {
+                qp.multicastAttachments++;
+            }
+        }
+    }
+
+    /** detach_mcast. @throws Errno EINVAL as attach, or when the QP is not attached to the group */
+    public void detachMulticast(QueuePair qp, byte[] gid, int mlid) throws Errno {
+        synchronized (lock()) {
+            live(qp);
+            checkMulticast(qp, gid, mlid);
+            if (!multicast.detach(qp, gid, mlid)) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            qp.multicastAttachments--;
+        }
+    }
+
+    private static void checkMulticast(QueuePair qp, byte[] gid, int mlid) throws Errno {
+        if (qp.type() != QpType.UD || gid == null || gid.length != 16 || (gid[0] & 0xFF) != 0xFF
+                || mlid < 0xC000 || mlid > 0xFFFE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    // ---- XRC domains ----
+
+    /** open_xrcd (a new domain; sharing one by inode is the ABI layer's business). */
+    public Xrcd openXrcd(VerbsOwner owner) {
+        synchronized (lock()) {
+            xrcds++;
+            return new Xrcd(this, owner);
+        }
+    }
+
+    /** close_xrcd. @throws Errno EBUSY while XRC SRQs or target QPs use it */
+    public void close(Xrcd xrcd) throws Errno {
+        synchronized (lock()) {
+            if (xrcd.closed || xrcd.hca() != this) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (xrcd.users > 0) {
+                throw Errno.of(Errno.EBUSY);
+            }
+            xrcd.closed = true;
+            xrcds--;
+        }
+    }
+
+    /** Live objects by kind, for {@code ibemu ctl}: pd, mr, mw, cq, qp, srq, ah, xrcd. */
+    public Map<String, Integer> objectCounts() {
+        synchronized (lock()) {
+            Map<String, Integer> m = new LinkedHashMap<>();
+            m.put("pd", pds);
+            m.put("mr", mrs.size());
+            m.put("mw", mws.size());
+            m.put("cq", cqs);
+            m.put("qp", qps.size());
+            m.put("srq", srqs.size());
+            m.put("ah", ahs);
+            m.put("xrcd", xrcds);
+            return m;
+        }
+    }
+
+    /** Stops listening to the fabric and leaves the link; objects are dropped with the model. */
+    @Override
+    public void close() {
+        fabric.removeListener(portListener);
+        link.detach(this);
+    }
+}

@@ -1,0 +1,122 @@
+package io.ibemu.emulator.hca;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * A queue pair (IBA 10.2.4, 10.3): its type, the CQs and SRQ it uses, its state and attributes,
+ * and the send and receive queues of posted work requests. State changes go through {@link
+ * Hca#modify(QueuePair, QpAttributes, int)}; the transports live in {@link Requester} and {@link
+ * Responder}. All mutable fields are guarded by the model lock.
+ */
+public final class QueuePair {
+    private final Hca hca;
+    private final ProtectionDomain pd;
+    private final QpType type;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final SharedReceiveQueue srq;
+    private final Xrcd xrcd;
+    private final boolean sqSigAll;
+    private final int qpNum;
+    private final QpCapabilities capabilities;
+
+    QpAttributes attrs;
+    final ArrayDeque<SendWqe> sq = new ArrayDeque<>();
+    final ArrayDeque<ReceiveWorkRequest> rq = new ArrayDeque<>();
+    /** The retry the head of the send queue waits for (RNR or transport timer); null when none. */
+    ScheduledFuture<?> retry;
+    /** Bumped whenever a retry is scheduled or cancelled, so a stale timer task does nothing. */
+    int retryGeneration;
+    /** Set while the head WQE waits for an answer that never comes (timeout 0: no retry timer). */
+    boolean stalled;
+    /** Multicast groups attached (ib_qp usecnt: destroy is EBUSY while attached). */
+    int multicastAttachments;
+    boolean destroyed;
+
+    QueuePair(Hca hca, ProtectionDomain pd, QpInitAttributes init, int qpNum, QpCapabilities capabilities) {
+        this.hca = hca;
+        this.pd = pd;
+        this.type = init.type();
+        this.sendCq = init.sendCq();
+        this.recvCq = init.recvCq();
+        this.srq = init.srq();
+        this.xrcd = init.xrcd();
+        this.sqSigAll = init.sqSigAll();
+        this.qpNum = qpNum;
+        this.capabilities = capabilities;
+        this.attrs = QpAttributes.builder().cap(capabilities).build();
+    }
+
+    public Hca hca() {
+        return hca;
+    }
+
+    /** The PD; null for an XRC target QP, which has none. */
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    public QpType type() {
+        return type;
+    }
+
+    public int qpNum() {
+        return qpNum;
+    }
+
+    public CompletionQueue sendCq() {
+        return sendCq;
+    }
+
+    public CompletionQueue recvCq() {
+        return recvCq;
+    }
+
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    public Xrcd xrcd() {
+        return xrcd;
+    }
+
+    public boolean sqSigAll() {
+        return sqSigAll;
+    }
+
+    /** The capabilities granted at create (what create_qp returns). */
+    public QpCapabilities capabilities() {
+        return capabilities;
+    }
+
+    public QpState state() {
+        synchronized (hca.lock()) {
+            return attrs.qpState();
+        }
+    }
+
+    /** Under the model lock: the current state. */
+    QpState currentState() {
+        return attrs.qpState();
+    }
+
+    /** A posted send WR and its retry budget, reset when it starts (rdmavt s_retry / s_rnr_retry). */
+    static final class SendWqe {
+        final SendWorkRequest wr;
+        final boolean signaled;
+        int retryLeft;
+        int rnrLeft;
+        boolean started;
+
+        SendWqe(SendWorkRequest wr, boolean signaled) {
+            this.wr = wr;
+            this.signaled = signaled;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return type + " QP 0x" + Integer.toHexString(qpNum);
+    }
+}

@@ -1,0 +1,361 @@
+package io.ibemu.emulator.hca;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.fabric.Port;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+/**
+ * The send side of the transports (IBA 9.7 requester, rxe_req.c/rxe_comp.c by role): checks and
+ * queues posted send WRs, then runs the send queue in order: gathers the payload from local
+ * memory, sends the message through the {@link DataLink}, hands it to the remote {@link
+ * Responder} and acts on its answer. An RNR NAK or a lost message makes the head WR wait for a
+ * retry on the timer thread (min_rnr_timer / local ACK timeout), holding back the WRs behind it,
+ * until rnr_retry / retry_cnt run out. Runs under the model lock.
+ */
+final class Requester {
+    /** IBA table 45 (RNR NAK timer field), in nanoseconds: code 0 is the longest, 655.36 ms. */
+    private static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
+        120_000, 160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000,
+        3_840_000, 5_120_000, 7_680_000, 10_240_000, 15_360_000, 20_480_000, 30_720_000, 40_960_000, 61_440_000,
+        81_920_000, 122_880_000, 163_840_000, 245_760_000, 327_680_000, 491_520_000};
+    /** rnr_retry 7 means retry for ever (IBA 9.7.5.2.8). */
+    private static final int RNR_INFINITE = 7;
+
+    private final Hca hca;
+
+    private enum Kind { DONE, RNR, LOST }
+
+    private record Outcome(Kind kind, int status, int byteLen, long delayNanos) {
+        static Outcome done(int status) {
+            return new Outcome(Kind.DONE, status, 0, 0);
+        }
+    }
+
+    Requester(Hca hca) {
+        this.hca = hca;
+    }
+
+    // ---- posting ----
+
+    void post(QueuePair qp, List<SendWorkRequest> wrs) throws PostError {
+        if (qp.destroyed || !qp.currentState().postSendOk()) {
+            throw new PostError(Errno.EINVAL, 0);
+        }
+        for (int i = 0; i < wrs.size(); i++) {
+            SendWorkRequest wr = wrs.get(i);
+            if (!valid(qp, wr)) {
+                throw new PostError(Errno.EINVAL, i);
+            }
+            if (qp.sq.size() >= qp.capabilities().maxSendWr()) {
+                throw new PostError(Errno.ENOMEM, i);
+            }
+            boolean signaled = qp.sqSigAll() || (wr.sendFlags() & WrOpcode.FLAG_SIGNALED) != 0;
+            QueuePair.SendWqe w = new QueuePair.SendWqe(wr, signaled);
+            if (qp.currentState() == QpState.ERR) {
+                hca.completer.flushSend(qp, w);
+            } else {
+                qp.sq.add(w);
+            }
+        }
+    }
+
+    /** rvt_qp_valid_operation and the checks of rvt_post_one_wr. */
+    private boolean valid(QueuePair qp, SendWorkRequest wr) {
+        QpType t = qp.type();
+        int op = wr.opcode();
+        boolean opOk = switch (t) {
+            case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+            case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM;
+            case RC, XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
+            default -> false;
+        };
+        if (!opOk || wr.sgList().size() > qp.capabilities().maxSendSge()) {
+            return false;
+        }
+        if ((wr.sendFlags() & WrOpcode.FLAG_INLINE) != 0
+                && (wr.inlineData() == null || wr.inlineData().length > qp.capabilities().maxInlineData()
+                        || WrOpcode.isAtomic(op) || op == WrOpcode.RDMA_READ)) {
+            return false;
+        }
+        if (t == QpType.UD && (wr.ah() == null || wr.ah().pd().hca() != hca)) {
+            return false;
+        }
+        return !WrOpcode.isAtomic(op) || wr.sgList().size() == 1 && wr.sgList().get(0).length() == 8;
+    }
+
+    // ---- running the send queue ----
+
+    /** Runs the send queue from its head until it is empty, waits for a retry, or the QP leaves RTS. */
+    void drain(QueuePair qp) {
+        while (!qp.destroyed && qp.retry == null && !qp.stalled && qp.currentState().processSendOk()) {
+            QueuePair.SendWqe w = qp.sq.peek();
+            if (w == null) {
+                return;
+            }
+            if (!w.started) {
+                w.started = true;
+                w.retryLeft = qp.attrs.retryCnt();
+                w.rnrLeft = qp.attrs.rnrRetry();
+            }
+            Outcome o = execute(qp, w);
+            switch (o.kind()) {
+                case DONE -> finish(qp, w, o.status(), o.byteLen());
+                case RNR -> {
+                    if (w.rnrLeft == 0) {
+                        finish(qp, w, WcStatus.RNR_RETRY_EXC_ERR, 0);
+                    } else {
+                        if (w.rnrLeft != RNR_INFINITE) {
+                            w.rnrLeft--;
+                        }
+                        scheduleRetry(qp, o.delayNanos());
+                    }
+                }
+                case LOST -> {
+                    int timeout = qp.attrs.timeout();
+                    if (timeout == 0) {
+                        // no local ACK timer: the WR waits for an answer that never comes (IBA 9.7.6.1.3)
+                        qp.stalled = true;
+                    } else if (w.retryLeft == 0) {
+                        finish(qp, w, WcStatus.RETRY_EXC_ERR, 0);
+                    } else {
+                        w.retryLeft--;
+                        scheduleRetry(qp, 4096L << timeout);
+                    }
+                }
+            }
+        }
+    }
+
+    private void finish(QueuePair qp, QueuePair.SendWqe w, int status, int byteLen) {
+        qp.sq.poll();
+        hca.completer.send(qp, w, status, byteLen);
+        if (status != WcStatus.SUCCESS) {
+            hca.completer.error(qp);
+        }
+    }
+
+    private void scheduleRetry(QueuePair qp, long nanos) {
+        int generation = ++qp.retryGeneration;
+        qp.retry = hca.link().schedule(() -> {
+            synchronized (hca.lock()) {
+                if (qp.retryGeneration == generation && qp.retry != null) {
+                    qp.retry = null;
+                    drain(qp);
+                }
+            }
+        }, nanos);
+    }
+
+    void cancelRetry(QueuePair qp) {
+        qp.retryGeneration++;
+        qp.stalled = false;
+        if (qp.retry != null) {
+            qp.retry.cancel(false);
+            qp.retry = null;
+        }
+    }
+
+    // ---- one work request ----
+
+    private Outcome execute(QueuePair qp, QueuePair.SendWqe w) {
+        SendWorkRequest wr = w.wr;
+        boolean ud = qp.type() == QpType.UD;
+        AhAttributes ah = ud ? wr.ah().attributes() : qp.attrs.ah();
+        int portNum = ah.portNum() != 0 ? ah.portNum() : qp.attrs.portNum();
+        if (!hca.hasPort(portNum)) {
+            return Outcome.done(WcStatus.LOC_QP_OP_ERR);
+        }
+        Port port = hca.fabricPort(portNum);
+        int mtu = PortAttributes.mtuBytes(ud ? Hca.activeMtu(port) : qp.attrs.pathMtu());
+        long length = wr.totalLength();
+        if (ud && length > mtu || length > Hca.MAX_MSG) {
+            return Outcome.done(WcStatus.LOC_LEN_ERR);
+        }
+        ByteBuffer payload = null;
+        int op = wr.opcode();
+        if (op != WrOpcode.RDMA_READ && !WrOpcode.isAtomic(op)) {
+            payload = gather(qp, wr, (int) length);
+            if (payload == null) {
+                return Outcome.done(WcStatus.LOC_PROT_ERR);
+            }
+        }
+        int lmcMask = (1 << port.lmc()) - 1;
+        int slid = port.lid() & ~lmcMask | ah.srcPathBits() & lmcMask;
+        int pkey = port.pkeys()[qp.attrs.pkeyIndex()];
+        int qkey = ud ? (wr.remoteQkey() < 0 ? qp.attrs.qkey() : wr.remoteQkey()) : 0;
+        byte[] grh = null;
+        if (ah.isGlobal()) {
+            long[] guids = port.guids();
+            int index = ah.grh().sgidIndex() < guids.length ? ah.grh().sgidIndex() : 0;
+            int headers = Traffic.BTH + (ud ? Traffic.DETH : 0) + Traffic.ICRC + (wr.hasImm() ? Traffic.IMM : 0);
+            grh = Packet.grh(ah.grh(), Hca.gid(port.subnetPrefix(), guids[index]), ((length + 3) & ~3L) + headers);
+        }
+        Packet p = new Packet(op, qp.qpNum(), slid, ah.dlid(), ah.sl(), pkey, qkey, payload, length,
+                wr.remoteAddr(), wr.rkey(), wr.immData(), (wr.sendFlags() & WrOpcode.FLAG_SOLICITED) != 0,
+                wr.compareAdd(), wr.swap(), grh, wr.xrcRemoteSrqNum());
+        List<Port> reached = hca.link().transmit(port, ah.dlid(), requestTraffic(p, mtu, ud));
+        if (ud) {
+            deliverDatagram(qp, p, reached, wr.remoteQpn());
+            return Outcome.done(WcStatus.SUCCESS);
+        }
+        return connected(qp, w, p, reached, mtu);
+    }
+
+    /** UD: every reached port's QP (or, for a multicast DLID, every attached QP but the sender). */
+    private void deliverDatagram(QueuePair qp, Packet p, List<Port> reached, int destQpn) {
+        boolean multicast = p.dlid() >= 0xC000 && p.dlid() != 0xFFFF;
+        for (Port at : reached) {
+            Hca h = hca.link().hcaAt(at);
+            if (h == null) {
+                continue;
+            }
+            if (multicast) {
+                for (QueuePair q : h.multicast.lookup(p.dgid(), p.dlid(), at.number())) {
+                    if (q != qp) {
+                        h.responder.receive(q, p);
+                    }
+                }
+            } else {
+                QueuePair q = h.qp(destQpn);
+                if (q != null && q.type() == QpType.UD && q.attrs.portNum() == at.number()) {
+                    h.responder.receive(q, p);
+                }
+            }
+        }
+    }
+
+    private Outcome connected(QueuePair qp, QueuePair.SendWqe w, Packet p, List<Port> reached, int mtu) {
+        boolean reliable = qp.type().isReliable();
+        Outcome lost = reliable ? new Outcome(Kind.LOST, 0, 0, 0) : Outcome.done(WcStatus.SUCCESS);
+        if (reached.isEmpty()) {
+            return lost;
+        }
+        Port at = reached.get(0);
+        Hca h = hca.link().hcaAt(at);
+        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
+        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
+            return lost;
+        }
+        Response r = h.responder.receive(q, p);
+        if (!reliable) {
+            return Outcome.done(WcStatus.SUCCESS);
+        }
+        if (r.kind() == Response.Kind.NONE
+                || hca.link().transmit(at, p.slid(), responseTraffic(p, r, mtu)).isEmpty()) {
+            return lost;
+        }
+        return switch (r.kind()) {
+            case ACK -> acknowledged(qp, w, r);
+            case RNR_NAK -> new Outcome(Kind.RNR, 0, 0, RNR_NANOS[r.rnrTimer() & 31]);
+            case NAK_INVALID_REQUEST -> Outcome.done(WcStatus.REM_INV_REQ_ERR);
+            case NAK_REMOTE_ACCESS -> Outcome.done(WcStatus.REM_ACCESS_ERR);
+            default -> Outcome.done(WcStatus.REM_OP_ERR);
+        };
+    }
+
+    /** An ACK: READ data and atomic originals land in the local SGEs (needing local write). */
+    private Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
+        SendWorkRequest wr = w.wr;
+        if (wr.opcode() == WrOpcode.RDMA_READ) {
+            ByteBuffer data = r.data();
+            return scatter(qp.pd(), wr.sgList(), data, 0)
+                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, data.capacity(), 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
+        }
+        if (WrOpcode.isAtomic(wr.opcode())) {
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r.original());
+            return scatter(qp.pd(), wr.sgList(), b, 0)
+                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, 8, 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
+        }
+        return new Outcome(Kind.DONE, WcStatus.SUCCESS, (int) wr.totalLength(), 0);
+    }
+
+    private static Traffic requestTraffic(Packet p, int mtu, boolean ud) {
+        int every = (p.grh() != null ? Traffic.GRH : 0) + (ud ? Traffic.DETH : 0);
+        int last = p.hasImm() ? Traffic.IMM : 0;
+        return switch (p.opcode()) {
+            case WrOpcode.RDMA_READ -> Traffic.single(every + Traffic.RETH);
+            case WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD -> Traffic.single(every
+                    + Traffic.ATOMIC_ETH);
+            case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM -> Traffic.of(p.length(), mtu, every, Traffic.RETH,
+                    last);
+            default -> Traffic.of(p.length(), mtu, every, 0, last);
+        };
+    }
+
+    /** The answer's packets: READ responses carry the data (AETH on first and last), others one ACK/NAK. */
+    private static Traffic responseTraffic(Packet p, Response r, int mtu) {
+        int grh = p.grh() != null ? Traffic.GRH : 0;
+        if (r.data() != null) {
+            long len = r.data().capacity();
+            return Traffic.of(len, mtu, grh, Traffic.AETH, len > mtu ? Traffic.AETH : 0);
+        }
+        if (WrOpcode.isAtomic(p.opcode()) && r.kind() == Response.Kind.ACK) {
+            return Traffic.single(grh + Traffic.AETH + Traffic.ATOMIC_ACK_ETH);
+        }
+        return Traffic.single(grh + Traffic.AETH);
+    }
+
+    // ---- local memory (rvt_lkey_ok) ----
+
+    /** The payload of a SEND or WRITE: inline bytes or the SGEs read from the QP's PD's regions; null on a fault. */
+    private ByteBuffer gather(QueuePair qp, SendWorkRequest wr, int length) {
+        if (wr.isInline()) {
+            return ByteBuffer.wrap(wr.inlineData().clone());
+        }
+        ByteBuffer data = length >= (64 << 10) ? ByteBuffer.allocateDirect(length) : ByteBuffer.allocate(length);
+        for (Sge s : wr.sgList()) {
+            if (s.length() == 0) {
+                continue;
+            }
+            MemoryRegion mr = hca.region(s.lkey());
+            long host = mr == null || mr.pd() != qp.pd() ? -1 : mr.translate(s.addr(), s.unsignedLength(), 0);
+            if (host < 0) {
+                return null;
+            }
+            ByteBuffer slice = data.slice(data.position(), s.length());
+            try {
+                mr.memory().read(host, slice);
+            } catch (MemoryFault e) {
+                return null;
+            }
+            data.position(data.position() + s.length());
+        }
+        return data.flip();
+    }
+
+    /**
+     * Writes {@code data} (from its position) across {@code sges} starting {@code skip} bytes
+     * into them, each SGE's region of {@code pd} granting local write; false on any fault.
+     */
+    static boolean scatter(ProtectionDomain pd, List<Sge> sges, ByteBuffer data, long skip) {
+        ByteBuffer src = data.duplicate();
+        for (Sge s : sges) {
+            if (!src.hasRemaining()) {
+                break;
+            }
+            long len = s.unsignedLength();
+            if (skip >= len) {
+                skip -= len;
+                continue;
+            }
+            int n = (int) Math.min(len - skip, src.remaining());
+            MemoryRegion mr = pd.hca().region(s.lkey());
+            long host = mr == null || mr.pd() != pd ? -1 : mr.translate(s.addr() + skip, n, Access.LOCAL_WRITE);
+            if (host < 0) {
+                return false;
+            }
+            ByteBuffer part = src.slice(src.position(), n);
+            try {
+                mr.memory().write(host, part);
+            } catch (MemoryFault e) {
+                return false;
+            }
+            src.position(src.position() + n);
+            skip = 0;
+        }
+        return !src.hasRemaining();
+    }
+}

@@ -1,0 +1,51 @@
+package io.ibemu.emulator.hca;
+
+import io.ibemu.emulator.fabric.Port;
+
+/**
+ * The packets one message becomes on the wire (segmented by the path MTU, IBA 9.7.2): their
+ * number and their size in 4-octet words from LRH through ICRC, as PortXmitData counts them
+ * (IBA 16.1.3.5). Counted in bulk per hop.
+ */
+record Traffic(long packets, long words) {
+    static final int LRH = 8;
+    static final int GRH = 40;
+    static final int BTH = 12;
+    static final int RETH = 16;
+    static final int AETH = 4;
+    static final int DETH = 8;
+    static final int IMM = 4;
+    static final int ATOMIC_ETH = 28;
+    static final int ATOMIC_ACK_ETH = 8;
+    static final int ICRC = 4;
+
+    /**
+     * {@code length} payload bytes in packets of at most {@code mtu}; {@code firstHeaders} extra
+     * header octets on the first packet (RETH, DETH...), {@code lastHeaders} on the last
+     * (ImmDt), {@code everyHeaders} on each (GRH, DETH).
+     */
+    static Traffic of(long length, int mtu, int everyHeaders, int firstHeaders, int lastHeaders) {
+        long packets = Math.max(1, (length + mtu - 1) / mtu);
+        long headerOctets = packets * (LRH + BTH + ICRC + everyHeaders) + firstHeaders + lastHeaders;
+        // each packet's payload is padded to 4 octets; only the last can be short (mtu is a multiple of 4)
+        long last = length - (packets - 1) * mtu;
+        long padded = (packets - 1) * mtu + ((last + 3) & ~3L);
+        return new Traffic(packets, (headerOctets + padded + 3) / 4);
+    }
+
+    /** One packet with no payload beyond its headers (ACK, READ request, atomic). */
+    static Traffic single(int headers) {
+        return new Traffic(1, (LRH + BTH + ICRC + headers + 3) / 4);
+    }
+
+    void count(Port out, Port in, boolean multicast) {
+        Port.Counter xmitCast = multicast ? Port.Counter.MULTICAST_XMIT_PKTS : Port.Counter.UNICAST_XMIT_PKTS;
+        Port.Counter rcvCast = multicast ? Port.Counter.MULTICAST_RCV_PKTS : Port.Counter.UNICAST_RCV_PKTS;
+        out.count(Port.Counter.XMIT_DATA, words);
+        out.count(Port.Counter.XMIT_PKTS, packets);
+        out.count(xmitCast, packets);
+        in.count(Port.Counter.RCV_DATA, words);
+        in.count(Port.Counter.RCV_PKTS, packets);
+        in.count(rcvCast, packets);
+    }
+}
