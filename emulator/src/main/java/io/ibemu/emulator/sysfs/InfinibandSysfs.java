@@ -5,6 +5,7 @@ import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.sysfs.SysDir;
 
 import java.util.List;
@@ -63,6 +64,9 @@ public final class InfinibandSysfs {
             madClass.link("umad" + umad, devicePath(hca) + "/infiniband_mad/umad" + umad);
             madClass.link("issm" + umad, devicePath(hca) + "/infiniband_mad/issm" + umad);
         }
+        String uverbs = "uverbs" + hca.index();
+        verbsDevice(pci.dir("infiniband_verbs").dir(uverbs), hca, uverbs);
+        root.dir("class").dir("infiniband_verbs").link(uverbs, devicePath(hca) + "/infiniband_verbs/" + uverbs);
     }
 
     private void pciDevice(SysDir pci, LocalHca hca) {
@@ -137,6 +141,17 @@ public final class InfinibandSysfs {
             pkeys.attribute(Integer.toString(i), () -> String.format("0x%04x%n", port.pkeys()[index]));
         }
         PortCounterFiles.add(dir.dir("counters"), port);
+    }
+
+    /** uverbs_main.c's device: ibdev and abi_version beside the char device's dev and uevent. */
+    private void verbsDevice(SysDir dir, LocalHca hca, String name) {
+        int minor = UverbsDevice.BASE_MINOR + hca.index();
+        dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
+        dir.attribute("abi_version", () -> SysfsFormat.line(UverbsDevice.DRIVER_ABI_VERSION));
+        dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
+        dir.attribute("uevent", () -> "MAJOR=" + UverbsDevice.MAJOR + "\nMINOR=" + minor + "\nDEVNAME=infiniband/" + name + "\n");
+        dir.link("device", "../../../" + hca.pciSlot());
+        dir.link("subsystem", "../../../../../class/infiniband_verbs");
     }
 
     private void charDevice(SysDir dir, LocalHca hca, int port, String name, int minor) {

@@ -1,0 +1,90 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.abi.CField;
+
+import java.util.Arrays;
+
+/**
+ * One decoded write() command, {@code struct uverbs_attr_bundle} for the write path: the core
+ * request bytes (ucore in, zero-padded to the request struct), where the response goes (ucore
+ * out), the driver's part (udata), and the file and caller it runs for.
+ */
+final class Command {
+
+    final UverbsFile file;
+    final Caller caller;
+    final WriteCommand spec;
+    /** The core request: every byte after the header(s), zero-padded to at least the request struct. */
+    final byte[] in;
+    /** How many of {@link #in}'s bytes the caller really wrote. */
+    final int inLength;
+    final long response;
+    final int outLength;
+    final int driverInLength;
+    final int driverOutLength;
+
+    Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
+            int outLength, int driverInLength, int driverOutLength) {
+        this.file = file;
+        this.caller = caller;
+        this.spec = spec;
+        this.in = in.length >= requestSize(spec) ? in : Arrays.copyOf(in, requestSize(spec));
+        this.inLength = inLength;
+        this.response = response;
+        this.outLength = outLength;
+        this.driverInLength = driverInLength;
+        this.driverOutLength = driverOutLength;
+    }
+
+    private static int requestSize(WriteCommand spec) {
+        return spec.request() == null ? 0 : spec.request().size();
+    }
+
+    /** An unsigned request member (up to 8 bytes), from the request struct. */
+    long u(String member) {
+        return spec.request().field(member).get(in, 0);
+    }
+
+    int u32(String member) {
+        return (int) u(member);
+    }
+
+    long at(CField field, int base) {
+        return field.get(in, base);
+    }
+
+    byte[] bytes(String member) {
+        return spec.request().field(member).slice(in);
+    }
+
+    /** A response of the command's response struct, to be filled and {@link #respond respond}ed. */
+    byte[] newResponse() {
+        return new byte[spec.response().size()];
+    }
+
+    void put(byte[] resp, String member, long value) {
+        spec.response().field(member).put(resp, value);
+    }
+
+    /**
+     * uverbs_response: the response, cut or zero-filled to the caller's out length, written into
+     * the caller's memory; EFAULT where it cannot be written.
+     */
+    void respond(byte[] resp) throws Errno {
+        respondAt(response, resp, outLength);
+    }
+
+    void respondAt(long address, byte[] resp, int length) throws Errno {
+        if (length == 0) {
+            return;
+        }
+        byte[] out = resp.length == length ? resp : Arrays.copyOf(resp, length);
+        try {
+            caller.writeMemory(address, out);
+        } catch (Errno e) {
+            throw Errno.of(Errno.EFAULT);
+        }
+    }
+}

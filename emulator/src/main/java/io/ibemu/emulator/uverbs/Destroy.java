@@ -1,0 +1,67 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.hca.AddressHandle;
+import io.ibemu.emulator.hca.CompletionQueue;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.MemoryRegion;
+import io.ibemu.emulator.hca.MemoryWindow;
+import io.ibemu.emulator.hca.ProtectionDomain;
+import io.ibemu.emulator.hca.QueuePair;
+import io.ibemu.emulator.hca.SharedReceiveQueue;
+import io.ibemu.emulator.hca.Xrcd;
+
+/**
+ * Destroying one object of a file (uverbs_destroy_uobject): the model object goes (EBUSY while
+ * others use it), then its handle, its unread events and its place in the device's event routing.
+ */
+final class Destroy {
+
+    private Destroy() {
+    }
+
+    /** uobj_perform_destroy / uobj_get_destroy: by handle, ENOENT or EINVAL when it names no such object. */
+    static UObject<?> byHandle(Command c, ObjectType type, long handle) throws Errno {
+        UObject<?> u = c.file.objects.get(type, handle);
+        object(c.file, u, false);
+        return u;
+    }
+
+    static void object(UverbsFile file, UObject<?> u, boolean closing) throws Errno {
+        Hca hca = file.device.hca();
+        Object o = u.object();
+        switch (u.type()) {
+            case PD -> hca.dealloc((ProtectionDomain) o);
+            case MR -> hca.deregister((MemoryRegion) o);
+            case MW -> hca.dealloc((MemoryWindow) o);
+            case CQ -> hca.destroy((CompletionQueue) o);
+            case QP -> hca.destroy((QueuePair) o);
+            case SRQ -> hca.destroy((SharedReceiveQueue) o);
+            case AH -> hca.destroy((AddressHandle) o);
+            case XRCD -> file.device.closeXrcd((Xrcd) o);
+        }
+        file.objects.remove(u);
+        file.device.untrack(o);
+        UverbsFile.Context context = file.context();
+        if (context != null) {
+            context.asyncEvents().forget(u);
+        }
+        if (u.type() == ObjectType.CQ) {
+            file.channels.values().forEach(ch -> ch.forget(u));
+        }
+    }
+
+    /** A new object's response could not be written: the kernel aborts the uobject (uobj_alloc_abort). */
+    static void respondOrAbort(Command c, UObject<?> u, byte[] resp) throws Errno {
+        try {
+            c.respond(resp);
+        } catch (Errno e) {
+            try {
+                object(c.file, u, true);
+            } catch (Errno ignored) {
+                c.file.objects.remove(u);
+            }
+            throw e;
+        }
+    }
+}

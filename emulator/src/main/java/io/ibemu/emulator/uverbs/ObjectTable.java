@@ -1,0 +1,89 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Errno;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The handles of one uverbs file: {@code ufile->idr}, one xarray for every object type, so handles
+ * are small integers allocated lowest-free from 0 across all types (xa_alloc with
+ * XA_FLAGS_ALLOC). A lookup of a handle this file never issued (or has destroyed) is
+ * {@code ENOENT}; of a handle that names an object of another type, {@code EINVAL}
+ * (lookup_get_idr_uobject, rdma_lookup_get_uobject).
+ */
+final class ObjectTable {
+
+    private final TreeMap<Integer, UObject<?>> objects = new TreeMap<>();
+    private long created; // creation order, for close-time cleanup newest first
+
+    /** Allocates the lowest free handle for {@code object}. */
+    synchronized <T> UObject<T> add(ObjectType type, T object, long userHandle) {
+        int handle = 0;
+        for (Integer used : objects.keySet()) {
+            if (used != handle) {
+                break;
+            }
+            handle++;
+        }
+        UObject<T> u = new UObject<>(type, handle, object, userHandle, created++);
+        objects.put(handle, u);
+        return u;
+    }
+
+    /** The object of {@code type} at {@code handle}: ENOENT if none, EINVAL if of another type. */
+    synchronized <T> UObject<T> get(ObjectType type, long handle) throws Errno {
+        UObject<?> u = handle < 0 || handle > Integer.MAX_VALUE ? null : objects.get((int) handle);
+        if (u == null) {
+            throw Errno.of(Errno.ENOENT);
+        }
+        if (u.type() != type) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        @SuppressWarnings("unchecked")
+        UObject<T> typed = (UObject<T>) u;
+        return typed;
+    }
+
+    /** The model object, or null when the lookup fails: legacy commands turn that into EINVAL (uobj_get_obj_read). */
+    <T> T find(ObjectType type, long handle) {
+        try {
+            UObject<T> u = get(type, handle);
+            return u.object();
+        } catch (Errno e) {
+            return null;
+        }
+    }
+
+    synchronized void remove(UObject<?> u) {
+        objects.remove(u.handle(), u);
+    }
+
+    synchronized int count(ObjectType type) {
+        int n = 0;
+        for (UObject<?> u : objects.values()) {
+            if (u.type() == type) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The objects matching {@code filter}, newest first: the order close-time cleanup tries them in. */
+    synchronized List<UObject<?>> newestFirst(Predicate<UObject<?>> filter) {
+        List<UObject<?>> list = new ArrayList<>();
+        for (UObject<?> u : objects.values()) {
+            if (filter.test(u)) {
+                list.add(u);
+            }
+        }
+        list.sort((a, b) -> Long.compare(b.order(), a.order()));
+        return list;
+    }
+
+    synchronized boolean isEmpty() {
+        return objects.isEmpty();
+    }
+}

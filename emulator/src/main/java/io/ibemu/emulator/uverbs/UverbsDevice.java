@@ -1,0 +1,236 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.CharDevice;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.hca.AsyncEvent;
+import io.ibemu.emulator.hca.Hca;
+
+import io.ibemu.emulator.hca.HostMemory;
+import io.ibemu.emulator.hca.ProcessHostMemory;
+import io.ibemu.emulator.hca.VerbsOwner;
+import io.ibemu.emulator.hca.Xrcd;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * /dev/infiniband/uverbsN of one local HCA: {@code struct ib_uverbs_device}. Each open is a
+ * {@link UverbsFile}; the device keeps the list of them (uverbs_file_list) for object counts and
+ * for the day the HCA goes away.
+ */
+public final class UverbsDevice implements CharDevice {
+    /** IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR. */
+    public static final int MAJOR = 231;
+    public static final int BASE_MINOR = 192;
+    /** The provider ABI version ipathverbs reads from uverbsN/abi_version: 1, the write()-only data path. */
+    public static final int DRIVER_ABI_VERSION = 1;
+    private static final int O_CREAT = 0100;
+    private static final int O_EXCL = 0200;
+
+    private final Hca hca;
+    private final int index;
+    private final List<UverbsFile> files = new CopyOnWriteArrayList<>();
+    private volatile boolean gone;
+
+    /** Which file and handle a model object belongs to, for routing its async events. */
+    private record Owner(UverbsFile file, UObject<?> object) {
+    }
+
+    private final Map<Object, Owner> owners = new ConcurrentHashMap<>();
+    /** Shared XRC domains by the inode of the file that names them (ib_uverbs_device.xrcd_tree). */
+    private final Map<String, XrcdShare> sharedXrcds = new HashMap<>(); // guarded by itself
+    private final Map<Xrcd, String> xrcdInodes = new ConcurrentHashMap<>();
+
+    private static final class XrcdShare {
+        final Xrcd xrcd;
+        int users;
+
+        XrcdShare(Xrcd xrcd) {
+            this.xrcd = xrcd;
+        }
+    }
+
+    private final Function<VerbsOwner, HostMemory> memory;
+
+    /** The device of {@code hca}; registered regions are the registering process's own memory. */
+    public UverbsDevice(Hca hca, int index) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()));
+    }
+
+    /** With {@code memory} giving each registering process's memory as the HCA reaches it. */
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory) {
+        this.hca = hca;
+        this.index = index;
+        this.memory = memory;
+        hca.addEventSink(this::event);
+    }
+
+    HostMemory memoryOf(VerbsOwner owner) {
+        return memory.apply(owner);
+    }
+
+    /**
+     * ib_uverbs_async_handler: QP, CQ and SRQ events go to the owning context with the object's
+     * user_handle; port events to every context of the device with the port number.
+     */
+    private void event(AsyncEvent e) {
+        int type = e.type().code();
+        if (e.element() instanceof Integer port) {
+            for (UverbsFile f : files) {
+                UverbsFile.Context c = f.context();
+                if (c != null) {
+                    c.asyncEvents().asyncEvent(port, type, null);
+                }
+            }
+            return;
+        }
+        Owner o = owners.get(e.element());
+        if (o != null) {
+            UverbsFile.Context c = o.file().context();
+            if (c != null) {
+                c.asyncEvents().asyncEvent(o.object().userHandle(), type, o.object());
+            }
+        }
+    }
+
+    void track(Object model, UverbsFile file, UObject<?> object) {
+        owners.put(model, new Owner(file, object));
+    }
+
+    void untrack(Object model) {
+        owners.remove(model);
+    }
+
+    /**
+     * ib_uverbs_open_xrcd: fd -1 is a private domain; otherwise the domain of the fd's inode,
+     * created only with O_CREAT (EINVAL otherwise), refused with O_EXCL when it exists. An fd
+     * the caller does not have: EBADF.
+     */
+    Xrcd openXrcd(Caller caller, int fd, int oflags) throws Errno {
+        if (fd == -1) {
+            return hca.openXrcd(Owners.of(caller));
+        }
+        String inode = inodeOf(caller, fd);
+        synchronized (sharedXrcds) {
+            XrcdShare share = sharedXrcds.get(inode);
+            if (share == null) {
+                if ((oflags & O_CREAT) == 0) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+                share = new XrcdShare(hca.openXrcd(Owners.of(caller)));
+                sharedXrcds.put(inode, share);
+                xrcdInodes.put(share.xrcd, inode);
+            } else if ((oflags & O_EXCL) != 0) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            share.users++;
+            return share.xrcd;
+        }
+    }
+
+    /** A file lets go of a domain; a shared one is destroyed with its last user. */
+    void closeXrcd(Xrcd xrcd) throws Errno {
+        String inode = xrcdInodes.get(xrcd);
+        if (inode == null) {
+            hca.close(xrcd);
+            return;
+        }
+        synchronized (sharedXrcds) {
+            XrcdShare share = sharedXrcds.get(inode);
+            if (share != null && share.users > 1) {
+                share.users--;
+                return;
+            }
+            hca.close(xrcd);
+            sharedXrcds.remove(inode);
+            xrcdInodes.remove(xrcd);
+        }
+    }
+
+    /** The device and inode of the caller's open file {@code fd}, read through /proc/TID/fd. */
+    private static String inodeOf(Caller caller, int fd) throws Errno {
+        try {
+            Object key = Files.readAttributes(Path.of("/proc", Integer.toString(caller.tid()), "fd",
+                    Integer.toString(fd)), BasicFileAttributes.class).fileKey();
+            if (key == null) {
+                throw Errno.of(Errno.EBADF);
+            }
+            return key.toString();
+        } catch (IOException e) {
+            throw Errno.of(Errno.EBADF);
+        }
+    }
+
+    public Hca hca() {
+        return hca;
+    }
+
+    /** N of uverbsN. */
+    public int index() {
+        return index;
+    }
+
+    public int minor() {
+        return BASE_MINOR + index;
+    }
+
+    @Override
+    public DeviceFile open(Caller caller, int openFlags) throws Errno {
+        if (gone) {
+            throw Errno.of(Errno.EIO); // ib_uverbs_open after the ib_device went: EIO
+        }
+        UverbsFile file = new UverbsFile(this);
+        files.add(file);
+        return file;
+    }
+
+    /**
+     * The HCA is unregistered (ib_uverbs_free_hw_resources): every context gets
+     * IB_EVENT_DEVICE_FATAL on its async queue, then event reads end with EIO and every further
+     * command fails with EIO.
+     */
+    public void disassociate() {
+        gone = true;
+        for (UverbsFile f : files) {
+            UverbsFile.Context c = f.context();
+            if (c != null) {
+                c.asyncEvents().asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null);
+                c.asyncEvents().close();
+            }
+            f.channels.values().forEach(EventFile::close);
+        }
+    }
+
+    void closed(UverbsFile file) {
+        files.remove(file);
+    }
+
+    boolean isGone() {
+        return gone;
+    }
+
+    /** The objects every open file holds, by type: what `ibemu ctl objects` prints. */
+    public Map<String, Integer> objectCounts() {
+        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        Map<ObjectType, Integer> sum = new EnumMap<>(ObjectType.class);
+        for (UverbsFile f : files) {
+            f.counts().forEach((t, n) -> sum.merge(t, n, Integer::sum));
+        }
+        counts.put("files", files.size());
+        for (ObjectType t : ObjectType.values()) {
+            counts.put(t.label(), sum.getOrDefault(t, 0));
+        }
+        return counts;
+    }
+}

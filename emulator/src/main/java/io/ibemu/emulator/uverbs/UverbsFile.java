@@ -1,0 +1,246 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.PollWaiter;
+import io.ibemu.devfs.ReadRequest;
+import io.ibemu.devfs.ReadResult;
+import io.ibemu.emulator.abi.CField;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One open of /dev/infiniband/uverbsN: {@code struct ib_uverbs_file}. It decodes each write() as
+ * ib_uverbs_write and verify_hdr do, runs the command from {@link Commands}, and keeps the
+ * file's objects in one {@link ObjectTable}. The last close destroys them, newest first, retrying
+ * those still in use until none is left (uverbs_destroy_ufile_hw with RDMA_REMOVE_CLOSE).
+ */
+final class UverbsFile implements DeviceFile {
+    private static final System.Logger LOG = System.getLogger(UverbsFile.class.getName());
+
+    private static final CField HDR_COMMAND = Abi.CMD_HDR.field("command");
+    private static final CField HDR_IN_WORDS = Abi.CMD_HDR.field("in_words");
+    private static final CField HDR_OUT_WORDS = Abi.CMD_HDR.field("out_words");
+    private static final CField EX_RESPONSE = Abi.EX_CMD_HDR.field("response");
+    private static final CField EX_PROVIDER_IN = Abi.EX_CMD_HDR.field("provider_in_words");
+    private static final CField EX_PROVIDER_OUT = Abi.EX_CMD_HDR.field("provider_out_words");
+    private static final CField EX_RESERVED = Abi.EX_CMD_HDR.field("cmd_hdr_reserved");
+    private static final int HDR = Abi.CMD_HDR.size();
+    private static final int EX_HDR = Abi.EX_CMD_HDR.size();
+    /** The highest user address (x86_64 TASK_SIZE): access_ok refuses what reaches past it. */
+    private static final long TASK_SIZE = 0x00007ffffffff000L;
+
+    final UverbsDevice device;
+    final ObjectTable objects = new ObjectTable();
+    /** The completion channels this context created, by the descriptor number the caller got. */
+    final Map<Integer, EventFile> channels = new ConcurrentHashMap<>();
+    private volatile Context context;
+    private boolean released; // guarded by this
+
+    /** What GET_CONTEXT creates: ib_ucontext and its async event file. */
+    record Context(EventFile asyncEvents, int ownerPid) {
+    }
+
+    UverbsFile(UverbsDevice device) {
+        this.device = device;
+    }
+
+    Context context() {
+        return context;
+    }
+
+    /** The context once GET_CONTEXT made it; EINVAL before (ib_uverbs_get_ucontext). */
+    Context requireContext() throws Errno {
+        Context c = context;
+        if (c == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return c;
+    }
+
+    synchronized void setContext(Context c) throws Errno {
+        if (context != null || released) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        context = c;
+    }
+
+    @Override
+    public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+        int count = data.remaining();
+        if (count < HDR) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        byte[] buf = new byte[count];
+        data.get(buf);
+        long command = HDR_COMMAND.get(buf, 0);
+        WriteCommand spec = Commands.lookup(command);
+        int inWords = (int) HDR_IN_WORDS.get(buf, 0);
+        int outWords = (int) HDR_OUT_WORDS.get(buf, 0);
+        Command c = spec.extended() ? extended(caller, spec, buf, inWords, outWords)
+                : plain(caller, spec, buf, inWords, outWords);
+        if (device.isGone()) {
+            throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
+        }
+        if (spec != Commands.NOT_SUPPORTED && !(spec.number() == Commands.GET_CONTEXT && !spec.extended())) {
+            requireContext();
+        }
+        spec.handler().run(c);
+        return count;
+    }
+
+    /** verify_hdr for a command without FLAG_EXTENDED, then the udata split of ib_uverbs_write. */
+    private Command plain(Caller caller, WriteCommand spec, byte[] buf, int inWords, int outWords) throws Errno {
+        int count = buf.length;
+        if (inWords * 4 != count) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (count < spec.requestSize() + HDR) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        if (outWords * 4 < spec.responseSize()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        int inLength = count - HDR;
+        int outLength = outWords * 4;
+        int driverIn = 0;
+        int driverOut = 0;
+        if (spec.udata()) {
+            driverIn = inLength - spec.requestSize();
+            inLength = spec.requestSize();
+        }
+        long response = 0;
+        if (spec.hasResponse()) {
+            response = Abi.RESPONSE_ONLY.field("response").get(buf, HDR);
+            if (spec.udata()) {
+                driverOut = outLength - spec.responseSize();
+                outLength = spec.responseSize();
+            }
+        } else {
+            outLength = 0;
+        }
+        byte[] in = java.util.Arrays.copyOfRange(buf, HDR, count);
+        return new Command(this, caller, spec, in, inLength, response, outLength, driverIn, driverOut);
+    }
+
+    /** verify_hdr for FLAG_EXTENDED: lengths in 8-byte words after both headers. */
+    private Command extended(Caller caller, WriteCommand spec, byte[] buf, int inWords, int outWords)
+            throws Errno {
+        int count = buf.length;
+        if (count < HDR + EX_HDR) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        int providerIn = (int) EX_PROVIDER_IN.get(buf, HDR);
+        int providerOut = (int) EX_PROVIDER_OUT.get(buf, HDR);
+        long response = EX_RESPONSE.get(buf, HDR);
+        int body = count - HDR - EX_HDR;
+        if ((inWords + providerIn) * 8 != body) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (inWords * 8 < spec.requestSize()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        if (EX_RESERVED.get(buf, HDR) != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (response != 0) {
+            if (outWords == 0 && providerOut == 0) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (outWords * 8 < spec.responseSize()) {
+                throw Errno.of(Errno.ENOSPC);
+            }
+            long end = response + (long) (outWords + providerOut) * 8;
+            if (response < 0 || end > TASK_SIZE || end < response) {
+                throw Errno.of(Errno.EFAULT);
+            }
+        } else if (outWords != 0 || providerOut != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        int from = HDR + EX_HDR;
+        byte[] in = java.util.Arrays.copyOfRange(buf, from, from + inWords * 8);
+        return new Command(this, caller, spec, in, inWords * 8, response, outWords * 8, providerIn * 8,
+                providerOut * 8);
+    }
+
+    /** The uverbs file has no read (uverbs_fops): the VFS answers EINVAL. */
+    @Override
+    public ReadResult read(ReadRequest request) throws Errno {
+        throw Errno.of(Errno.EINVAL);
+    }
+
+    /** RDMA_VERBS_IOCTL is not offered: libibverbs then uses write() for the whole context. */
+    @Override
+    public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+        throw Errno.of(Errno.ENOTTY);
+    }
+
+    /** Without .poll in uverbs_fops the VFS reports the file always ready (DEFAULT_POLLMASK). */
+    @Override
+    public int poll(Caller caller, PollWaiter waiter) {
+        return io.ibemu.devfs.Poll.IN | io.ibemu.devfs.Poll.OUT | io.ibemu.devfs.Poll.RDNORM
+                | io.ibemu.devfs.Poll.WRNORM;
+    }
+
+    /** ib_uverbs_close: every object of the file goes, then the file leaves the device's list. */
+    @Override
+    public void release() {
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+        }
+        destroyAll();
+        device.closed(this);
+    }
+
+    /**
+     * __uverbs_cleanup_ufile: destroy newest first; an object still used by another (a PD with
+     * MRs) fails with EBUSY and is tried again in the next pass, until nothing is left.
+     */
+    void destroyAll() {
+        for (int pass = 0; pass < 16 && !objects.isEmpty(); pass++) {
+            List<UObject<?>> round = objects.newestFirst(u -> true);
+            boolean progress = false;
+            for (UObject<?> u : round) {
+                try {
+                    Destroy.object(this, u, true);
+                    progress = true;
+                } catch (Errno e) {
+                    if (e.code() != Errno.EBUSY) {
+                        LOG.log(System.Logger.Level.WARNING, "close: destroying {0} failed with errno {1}", u,
+                                e.code());
+                        objects.remove(u);
+                    }
+                }
+            }
+            if (!progress) {
+                LOG.log(System.Logger.Level.ERROR, "close: {0} objects stay in use; dropping them",
+                        objects.newestFirst(u -> true).size());
+                for (UObject<?> u : new ArrayList<>(objects.newestFirst(u -> true))) {
+                    objects.remove(u);
+                }
+            }
+        }
+        Context c = context;
+        if (c != null) {
+            c.asyncEvents().close();
+        }
+    }
+
+    /** The file's object counts by type. */
+    Map<ObjectType, Integer> counts() {
+        Map<ObjectType, Integer> counts = new java.util.EnumMap<>(ObjectType.class);
+        for (ObjectType t : ObjectType.values()) {
+            counts.put(t, objects.count(t));
+        }
+        return counts;
+    }
+}
