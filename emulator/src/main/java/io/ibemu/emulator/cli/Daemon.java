@@ -19,6 +19,9 @@ import io.ibemu.emulator.topology.Topology;
 import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.UverbsDevice;
+import io.ibemu.emulator.hca.DataLink;
+import io.ibemu.emulator.hca.Hca;
 import io.ibemu.sysfs.SysfsTree;
 
 import java.io.IOException;
@@ -49,14 +52,18 @@ final class Daemon implements AutoCloseable {
     }
 
     private final MadLayer layer;
+    /** The data path every local HCA's verbs model shares, and those models' devices. */
+    private final DataLink link;
+    private final List<UverbsDevice> verbs = new ArrayList<>();
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
     private volatile ControlServer control;
     private volatile Supervisor supervisor;
     private volatile boolean closed;
 
-    private Daemon(MadLayer layer, DeviceDirectory devices, SysfsTree sysfs) {
+    private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
+        this.link = link;
         this.devices = devices;
         this.sysfs = sysfs;
     }
@@ -68,7 +75,7 @@ final class Daemon implements AutoCloseable {
         MadLayer layer = new MadLayer(fabric);
         DeviceDirectory devices = new DeviceDirectory("ibemu");
         SysfsTree sysfs = new SysfsTree("ibemu-sysfs");
-        Daemon daemon = new Daemon(layer, devices, sysfs);
+        Daemon daemon = new Daemon(layer, new DataLink(fabric), devices, sysfs);
         try {
             MountNamespace.requirePrivate();
             Path work = o.state().resolve("mnt");
@@ -82,6 +89,11 @@ final class Daemon implements AutoCloseable {
                     devices.add("umad" + index, new UmadDevice(layer, hca.port(p)), 0600);
                     devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
                 }
+            }
+            for (LocalHca hca : hcas) {
+                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
+                devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
+                daemon.verbs.add(uverbs);
             }
             devices.mount(devDir);
             new InfinibandSysfs(fabric, sysfs.root()).build(hcas);
@@ -101,7 +113,7 @@ final class Daemon implements AutoCloseable {
             }
             Set<Node> locals = new HashSet<>();
             hcas.forEach(h -> locals.add(h.node()));
-            daemon.control = ControlServer.start(new Console(fabric, locals), o.state());
+            daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
@@ -201,6 +213,15 @@ final class Daemon implements AutoCloseable {
         return String.format("0000:00:%02x.0", device);
     }
 
+    /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */
+    private Map<String, Map<String, Integer>> objectCounts() {
+        Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
+        for (UverbsDevice uverbs : verbs) {
+            counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
+        }
+        return counts;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -215,6 +236,10 @@ final class Daemon implements AutoCloseable {
         }
         sysfs.close();
         devices.close();
+        for (UverbsDevice uverbs : verbs) {
+            uverbs.hca().close();
+        }
+        link.close();
         layer.close();
     }
 }

@@ -10,6 +10,7 @@ import io.ibemu.emulator.topology.TopologyWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -51,18 +52,32 @@ public final class Console {
                                               state, LID, width, speed, cable; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
+              objects                         per local HCA, the open uverbs files and the verbs
+                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd)
               help                            this list
             """;
 
     private static final Pattern RATE = Pattern.compile("(\\d+)[xX](\\w+)");
 
+    /** The verbs objects of each local HCA by device name: {@code files=1 pd=2 ...} in a fixed order. */
+    @FunctionalInterface
+    public interface ObjectCounts {
+        Map<String, Map<String, Integer>> byDevice();
+    }
+
     private final Fabric fabric;
     private final Set<Node> locals;
+    private final ObjectCounts objects;
 
     /** {@code locals}: the nodes that serve this host's device files, which cannot be removed. */
     public Console(Fabric fabric, Set<Node> locals) {
+        this(fabric, locals, Map::of);
+    }
+
+    public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects) {
         this.fabric = fabric;
         this.locals = Set.copyOf(locals);
+        this.objects = objects;
     }
 
     /** Carries out one request; the lines of its reply, or the reason it was refused. */
@@ -84,13 +99,27 @@ public final class Console {
                     a.end();
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
+                case "objects" -> {
+                    a.end();
+                    yield objects();
+                }
                 case "help", "?" -> HELP.lines().toList();
                 default -> throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology or help");
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects or help");
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());
         }
+    }
+
+    private List<String> objects() {
+        List<String> lines = new ArrayList<>();
+        objects.byDevice().forEach((device, counts) -> {
+            StringBuilder b = new StringBuilder(device);
+            counts.forEach((kind, n) -> b.append(' ').append(kind).append('=').append(n));
+            lines.add(b.toString());
+        });
+        return lines;
     }
 
     // ---- link, node ----
