@@ -316,6 +316,19 @@ class LauncherFaultTest {
         assertTrue(err.contains("java") && err.contains("default-jdk-headless"), r.toString());
         assertTrue(err.contains("unshare") && err.contains("util-linux"), r.toString());
         assertFalse(Files.exists(states.resolve("prereq")), "nothing is started");
+        // As root it first lets scripts/setup-deps install what is missing (here dpkg has every
+        // package, the PATH hides them: setup-deps finds nothing to do and the check still fails).
+        assertTrue(err.contains("missing: libfuse2 java unshare; installing what is missing with scripts/setup-deps"), r.toString());
+        assertTrue(err.contains("setup-deps: all "), "setup-deps ran: " + r);
+
+        Result skipped = Ibemu.launcher("start", "--name", "prereq")
+                .env("PATH", bin.toString())
+                .env("IBEMU_STATE_DIR", states.toString())
+                .env("IBEMU_NO_SETUP", "1")
+                .unsetEnv("JAVA_HOME")
+                .run().assertExit(1);
+        assertTrue(skipped.stderr().contains("missing prerequisites"), skipped.toString());
+        assertFalse(skipped.stderr().contains("setup-deps:"), "IBEMU_NO_SETUP: setup-deps does not run: " + skipped);
     }
 
     @Test
