@@ -37,13 +37,19 @@ final class Completer {
                 WrOpcode.completionOpcode(w.wr.opcode()), qp.qpNum()), false);
     }
 
-    /** The QP enters ERR: retries stop, everything queued is flushed. */
+    /** The QP enters ERR (from the data path): retries stop, everything queued is flushed. */
     void error(QueuePair qp) {
-        if (qp.currentState() == QpState.ERR && qp.sq.isEmpty() && qp.rq.isEmpty()) {
-            return;
-        }
-        boolean wasError = qp.currentState() == QpState.ERR;
+        boolean entering = qp.currentState() != QpState.ERR;
         qp.attrs = qp.attrs.toBuilder().qpState(QpState.ERR).curQpState(QpState.ERR).build();
+        flush(qp, entering);
+    }
+
+    /** modify_qp has just set ERR: flush as {@link #error} does. */
+    void entered(QueuePair qp) {
+        flush(qp, true);
+    }
+
+    private void flush(QueuePair qp, boolean entering) {
         hca.requester.cancelRetry(qp);
         while (!qp.sq.isEmpty()) {
             flushSend(qp, qp.sq.poll());
@@ -51,7 +57,7 @@ final class Completer {
         while (!qp.rq.isEmpty()) {
             flushReceive(qp, qp.rq.poll());
         }
-        if (!wasError && qp.srq() != null) {
+        if (entering && qp.srq() != null) {
             hca.fire(new AsyncEvent(AsyncEvent.Type.QP_LAST_WQE_REACHED, qp));
         }
     }

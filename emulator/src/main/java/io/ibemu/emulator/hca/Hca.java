@@ -772,7 +772,7 @@ public final class Hca implements AutoCloseable {
             qp.sq.clear();
             qp.rq.clear();
         } else if (next == QpState.ERR && was != QpState.ERR) {
-            completer.error(qp);
+            completer.entered(qp);
         } else if (next == QpState.SQD && was == QpState.RTS && qp.attrs.enSqdAsyncNotify() && qp.sq.isEmpty()) {
             fire(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp));
         } else if (next == QpState.RTS) {
