@@ -35,7 +35,13 @@ final class Destroy {
             case MR -> hca.deregister((MemoryRegion) o);
             case MW -> hca.dealloc((MemoryWindow) o);
             case CQ -> hca.destroy((CompletionQueue) o);
-            case QP -> hca.destroy((QueuePair) o);
+            case QP -> {
+                if (closing) {
+                    hca.release((QueuePair) o); // detaches its multicast groups first (ib_uverbs_cleanup_ufile)
+                } else {
+                    hca.destroy((QueuePair) o);
+                }
+            }
             case SRQ -> hca.destroy((SharedReceiveQueue) o);
             case AH -> hca.destroy((AddressHandle) o);
             case XRCD -> file.device.closeXrcd((Xrcd) o);

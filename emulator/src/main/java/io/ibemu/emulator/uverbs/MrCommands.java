@@ -93,6 +93,7 @@ final class MrCommands {
         }
         MemoryRegion mr = c.file.device.hca().reregisterMr(u.object(), flags, pd, start, length, iova, access,
                 memoryOf(c));
+        c.file.objects.replace(u, mr);
         byte[] resp = c.newResponse();
         c.put(resp, "lkey", mr.lkey() & 0xffffffffL);
         c.put(resp, "rkey", mr.rkey() & 0xffffffffL);

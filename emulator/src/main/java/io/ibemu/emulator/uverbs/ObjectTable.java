@@ -57,6 +57,13 @@ final class ObjectTable {
         }
     }
 
+    /** The same handle now names {@code object} (REREG_MR gives a new region with the old handle). */
+    synchronized <T> UObject<T> replace(UObject<T> u, T object) {
+        UObject<T> v = new UObject<>(u.type(), u.handle(), object, u.userHandle(), u.order());
+        objects.replace(u.handle(), u, v);
+        return v;
+    }
+
     synchronized void remove(UObject<?> u) {
         objects.remove(u.handle(), u);
     }
