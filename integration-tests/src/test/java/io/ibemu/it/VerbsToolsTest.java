@@ -1,0 +1,121 @@
+package io.ibemu.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Unmodified Debian libibverbs programs on two local HCAs separated by two switches, with
+ * OpenSM started by the launcher: device lists, attributes against sysfs, every pingpong of
+ * ibverbs-utils with and without completion events (data checked), and perftest.
+ */
+class VerbsToolsTest {
+    static final Duration TIMEOUT = Duration.ofSeconds(180);
+    static Ibemu ib;
+
+    @BeforeAll
+    static void up() {
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
+        ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm");
+    }
+
+    @AfterAll
+    static void down() {
+        if (ib != null) {
+            ib.close();
+        }
+    }
+
+    @Test
+    void ibvDevicesListsEveryLocalHca() {
+        Result r = ib.exec("ibv_devices");
+        r.assertOk();
+        assertTrue(r.stdout().contains("ibemu0") && r.stdout().contains("ibemu1"), r.stdout());
+        assertTrue(r.stdout().contains(ib.cat("/sys/class/infiniband/ibemu1/node_guid").strip().replace(":", "")),
+                r.stdout());
+    }
+
+    @Test
+    void ibvDevinfoShowsWhatSysfsAndTheSubnetSay() {
+        for (String dev : new String[] {"ibemu0", "ibemu1"}) {
+            Result r = ib.exec("ibv_devinfo", "-v", "-d", dev);
+            r.assertOk();
+            String out = r.stdout();
+            String sys = "/sys/class/infiniband/" + dev;
+            assertEquals(ib.cat(sys + "/node_guid").strip(), field(out, "node_guid"), out);
+            assertEquals(ib.cat(sys + "/sys_image_guid").strip(), field(out, "sys_image_guid"), out);
+            assertEquals(ib.cat(sys + "/fw_ver").strip(), field(out, "fw_ver"), out);
+            assertEquals("0x1077", field(out, "vendor_id"));
+            assertEquals(Integer.toString(0x7322), field(out, "vendor_part_id"));
+            assertTrue(field(out, "state").startsWith("PORT_ACTIVE"), out);
+            assertEquals(Integer.decode(ib.cat(sys + "/ports/1/lid").strip()), Integer.decode(field(out, "port_lid")));
+            assertEquals(Integer.decode(ib.cat(sys + "/ports/1/sm_lid").strip()), Integer.decode(field(out, "sm_lid")));
+            assertEquals(ib.cat(sys + "/ports/1/lid_mask_count").strip(), field(out, "port_lmc").replace("0x0", ""));
+            assertTrue(out.contains(ib.cat(sys + "/ports/1/gids/0").strip().replace("0000:", ":").substring(0, 4)), out);
+            assertTrue(Integer.parseInt(field(out, "max_qp")) > 0 && Integer.parseInt(field(out, "max_cq")) > 0, out);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "ibv_rc_pingpong, -n 300 -c", "ibv_rc_pingpong, -n 300 -c -e", "ibv_rc_pingpong, -n 20 -s 1048576 -c",
+        "ibv_uc_pingpong, -n 300 -c", "ibv_uc_pingpong, -n 300 -c -e",
+        "ibv_ud_pingpong, -n 300 -c", "ibv_ud_pingpong, -n 300 -c -e -s 1024",
+        "ibv_srq_pingpong, -n 300 -c", "ibv_srq_pingpong, -n 300 -c -e -q 4",
+    })
+    void pingpongBetweenTwoHcasThroughTwoSwitches(String program, String args) {
+        Result r = pair(program, "-g 0 " + args, "-d ibemu0", "-d ibemu1", " localhost");
+        Matcher m = Pattern.compile("(\\d+) iters in").matcher(r.stdout());
+        assertTrue(m.find(), r.toString());
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "ib_send_lat, -n 500", "ib_send_bw, -n 500", "ib_write_lat, -n 500", "ib_write_bw, -n 500 -s 65536",
+        "ib_read_lat, -n 300", "ib_read_bw, -n 300", "ib_atomic_lat, -n 300", "ib_atomic_bw, -n 300",
+        "ib_send_lat, -c UD -n 300", "ib_send_bw, -c UD -n 300",
+    })
+    void perftestCompletesAndReportsFigures(String program, String args) {
+        Result r = pair(program, args, "-d ibemu0", "-d ibemu1", " localhost");
+        assertTrue(r.stdout().contains("#bytes"), r.toString());
+    }
+
+    /**
+     * Server on one HCA in the background, client on the other after it listens; the script fails
+     * unless both exit 0. Both outputs go to stdout.
+     */
+    private static Result pair(String program, String args, String serverDev, String clientDev, String clientTail) {
+        int port = 18515 + (int) (System.nanoTime() % 1000);
+        String script = String.join("\n",
+                "set -u",
+                "out=$(mktemp -d)",
+                program + " " + serverDev + " -p " + port + " " + args + " > $out/server 2>&1 &",
+                "srv=$!",
+                "sleep 1",
+                "timeout 120 " + program + " " + clientDev + " -p " + port + " " + args + clientTail + " > $out/client 2>&1",
+                "c=$?",
+                "wait $srv; s=$?",
+                "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
+                "rm -rf $out",
+                "[ $c = 0 ] && [ $s = 0 ]");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        return r;
+    }
+
+    /** The value after "name:" in ibv_devinfo's output. */
+    private static String field(String out, String name) {
+        Matcher m = Pattern.compile("(?m)^\\s*" + Pattern.quote(name) + ":\\s*(\\S+)").matcher(out);
+        assertTrue(m.find(), name + " in " + out);
+        return m.group(1);
+    }
+}
