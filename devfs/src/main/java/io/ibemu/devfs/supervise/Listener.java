@@ -16,15 +16,17 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
 
 /**
- * One seccomp notification listener: the process tree one stub started. Exactly one pool thread
- * at a time receives; having received, it hands receiving on to another before it serves the
- * call, so a device call that blocks never holds up the rest and a caller waits for no
- * thread hand-off. Every notification is answered: CONTINUE when it is not about a supervised
- * device, else the device's result or an errno.
+ * One seccomp notification listener: the process tree one stub started. One thread at a time
+ * receives (a second one blocked in SECCOMP_IOCTL_NOTIF_RECV could not be stopped), then serves
+ * the call itself: handing each call to another thread cost 20 µs. When every thread has
+ * been serving a while (a device call that blocks), the supervisor's watchdog starts a spare.
+ * Every notification is answered: CONTINUE when it is not about a supervised device, else the
+ * device's result or an errno.
  */
 final class Listener {
 
@@ -49,8 +51,13 @@ final class Listener {
     private final int fd;
     private final int base;
     private final int count;
-    /** The receive chain holds one reference, each call being served one more; the last closes fd. */
+    /** Each thread holds one reference, and so does the supervisor until the listener is started; the last closes fd. */
     private final AtomicInteger references = new AtomicInteger(1);
+    private final AtomicInteger threads = new AtomicInteger();
+    /** Threads receiving or waiting to. */
+    private final AtomicInteger receivers = new AtomicInteger();
+    private final ReentrantLock receiving = new ReentrantLock();
+    private volatile long lastServeStart;
 
     /** A notification: {@code struct seccomp_notif}'s id, caller tid, syscall number and arguments. */
     private record Notification(long id, int tid, int nr, long[] args) {
@@ -64,28 +71,63 @@ final class Listener {
     }
 
     void start() {
-        supervisor.execute(this::receiveOne);
+        startThread();
+        release();
     }
 
-    // ---- receiving ----
-
-    private void receiveOne() {
-        Notification n = receive();
-        if (n == null) {
-            release();
-            return;
-        }
-        references.incrementAndGet();
+    /** Another thread that receives and serves; the first, or a spare when every thread is busy. */
+    void startThread() {
+        int held;
+        do {
+            held = references.get();
+            if (held == 0) {
+                return; // ended: the descriptor is closed
+            }
+        } while (!references.compareAndSet(held, held + 1));
+        threads.incrementAndGet();
         try {
-            supervisor.execute(this::receiveOne);
+            supervisor.execute(this::work);
         } catch (RejectedExecutionException closing) {
-            release(); // the supervisor is closing: this chain ends after this call
-        }
-        try {
-            serve(n);
-        } finally {
+            threads.decrementAndGet();
             release();
         }
+    }
+
+    /**
+     * A thread's life: take the receive lock, receive, let go, serve the call itself (no
+     * hand-off on the caller's path). A thread that finds another receiving after a call ends,
+     * so spares last only while calls block.
+     */
+    private void work() {
+        try {
+            while (true) {
+                Notification n;
+                receivers.incrementAndGet();
+                receiving.lock();
+                try {
+                    n = receive();
+                } finally {
+                    receiving.unlock();
+                    receivers.decrementAndGet();
+                }
+                if (n == null) {
+                    return;
+                }
+                lastServeStart = System.nanoTime();
+                serve(n);
+                if (receivers.get() > 0 && threads.get() > 1) {
+                    return;
+                }
+            }
+        } finally {
+            threads.decrementAndGet();
+            release();
+        }
+    }
+
+    /** True when every thread has been serving for at least {@code nanos}: time for a spare. */
+    boolean stuck(long nanos) {
+        return receivers.get() == 0 && threads.get() > 0 && System.nanoTime() - lastServeStart > nanos;
     }
 
     private void release() {

@@ -55,6 +55,8 @@ public final class Supervisor implements AutoCloseable {
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
+    private final Thread watchdog;
+    private static final long SPARE_DELAY_MS = 5;
     private volatile boolean closing;
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev) {
@@ -70,6 +72,33 @@ public final class Supervisor implements AutoCloseable {
         });
         this.acceptor = new Thread(this::accept, "supervise-accept");
         this.acceptor.setDaemon(true);
+        this.watchdog = new Thread(this::watch, "supervise-watchdog");
+        this.watchdog.setDaemon(true);
+    }
+
+    /**
+     * Starts a spare thread for a listener whose threads have all been serving for
+     * {@link #SPARE_DELAY_MS}: a device call that blocks holds up no other call for longer.
+     * Ticks only while some process tree is supervised.
+     */
+    private void watch() {
+        try {
+            while (!closing) {
+                synchronized (listeners) {
+                    while (listeners.isEmpty() && !closing) {
+                        listeners.wait();
+                    }
+                }
+                Thread.sleep(SPARE_DELAY_MS);
+                for (Listener l : listeners) {
+                    if (l.stuck(TimeUnit.MILLISECONDS.toNanos(SPARE_DELAY_MS))) {
+                        l.startThread();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            // closing
+        }
     }
 
     /**
@@ -102,6 +131,7 @@ public final class Supervisor implements AutoCloseable {
         }
         Supervisor s = new Supervisor(devices, server, socket, dev);
         s.acceptor.start();
+        s.watchdog.start();
         return s;
     }
 
@@ -121,6 +151,7 @@ public final class Supervisor implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        watchdog.interrupt();
         try {
             server.close();
         } catch (IOException e) {
@@ -278,7 +309,10 @@ public final class Supervisor implements AutoCloseable {
             return "error: cannot take descriptor " + remoteFd + " of pid " + pid + " (errno " + e.code() + ")\n";
         }
         Listener l = new Listener(this, listener, base, count);
-        listeners.add(l);
+        synchronized (listeners) {
+            listeners.add(l);
+            listeners.notifyAll();
+        }
         l.start();
         return "ok\n";
     }
