@@ -89,6 +89,29 @@ class VerbsToolsTest {
         assertTrue(r.stdout().contains("#bytes"), r.toString());
     }
 
+    /** Debian's python3-pyverbs (Debian's own interpreter): see src/test/python/pyverbs_check.py. */
+    @Test
+    void pyverbsQueriesCreatesMovesDataAndGetsTheKernelsErrnos() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_check.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1"));
+    }
+
+    @ParameterizedTest(name = "qperf {0}")
+    @CsvSource({"rc_lat", "rc_bw", "rc_rdma_write_bw", "rc_rdma_read_lat", "ud_lat"})
+    void qperfRunsOverTheEmulatedHcas(String test) {
+        int port = 19000 + (int) (System.nanoTime() % 1000);
+        Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
+                "qperf -lp " + port + " > /dev/null 2>&1 &",
+                "srv=$!",
+                "sleep 1",
+                "timeout 60 qperf -lp " + port + " -t 1 -li ibemu1:1 -ri ibemu0:1 localhost " + test,
+                "c=$?",
+                "kill $srv; wait $srv",
+                "exit $c"));
+        r.assertOk();
+        assertTrue(r.stdout().matches("(?s).*(latency|bw)\\s+=\\s+[0-9.]+ .*"), r.toString());
+    }
+
     /**
      * Server on one HCA in the background, client on the other after it listens; the script fails
      * unless both exit 0. Both outputs go to stdout.
