@@ -1002,7 +1002,7 @@ static int child_objects(void)
 	cq = uv_create_cq(fd, 8, -1, 0, 0, NULL);
 	qp_spec_default(&s, QPT_RC, (uint32_t)pd, (uint32_t)cq);
 	qp = uv_create_qp(fd, &s, NULL);
-	printf("ready pd=%ld mr=%ld cq=%ld qp=%ld\n", pd, mr, cq, qp);
+	printf("ready pd=%ld mr=%ld cq=%ld qp=%ld pid=%ld\n", pd, mr, cq, qp, (long)getpid());
 	fflush(stdout);
 	for (;;)
 		pause();
