@@ -1,0 +1,119 @@
+package io.ibemu.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The raw uverbs probes of src/test/c against a live instance with two local HCAs
+ * (ibemu0, ibemu1) through two switches, configured by {@code opensm -o}: every TAP line
+ * is one rule of the kernel's uverbs write() ABI (uverbs_abi) or one data-path fact
+ * (uverbs_data). A process SIGKILLed with a PD, MR, CQ and QP open must leave the
+ * daemon's object counts ({@code scripts/ibemu ctl objects}) at zero.
+ */
+class UverbsAbiTest {
+    static Ibemu ib;
+
+    @BeforeAll
+    static void up() {
+        Path topology = CPrograms.sourceDir().resolve("../resources/topology/uverbs-two-switches.net").normalize();
+        ib = Ibemu.startWithTopology(topology, "hca-a", "hca-b");
+        ib.exec(Duration.ofSeconds(120), "opensm", "-o", "-f",
+                Ibemu.tmpDir().resolve(ib.name() + "-opensm.log").toString()).assertOk();
+    }
+
+    @AfterAll
+    static void down() {
+        if (ib != null) {
+            ib.close();
+        }
+    }
+
+    @Test
+    void abiProbePasses() {
+        String bin = CPrograms.compile("uverbs_abi").toString();
+        Tap.assertPassed(ib.exec(Duration.ofSeconds(180), bin));
+    }
+
+    @Test
+    void dataProbePasses() {
+        String bin = CPrograms.compile("uverbs_data").toString();
+        Tap.assertPassed(ib.exec(Duration.ofSeconds(300), bin,
+                "/dev/infiniband/uverbs0", "/dev/infiniband/uverbs1"));
+    }
+
+    @Test
+    void aKilledProcessLeavesNoObjects() throws InterruptedException {
+        String bin = CPrograms.compile("uverbs_abi").toString();
+        Command.Running child = ib.execCommand(bin, "--child-objects").timeout(Duration.ofSeconds(60)).start();
+        try {
+            String ready = awaitLine(child, "ready ", Duration.ofSeconds(30));
+            Matcher pid = Pattern.compile("pid=(\\d+)").matcher(ready);
+            assertTrue(pid.find(), "child printed its pid: " + ready);
+            Map<String, Integer> live = objects("ibemu0");
+            for (String kind : new String[] {"pd", "mr", "cq", "qp"}) {
+                assertTrue(live.getOrDefault(kind, 0) >= 1, kind + " counted while the child lives: " + live);
+            }
+            Ibemu.host("kill", "-KILL", pid.group(1)).assertOk();
+            Map<String, Integer> after = live;
+            long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (System.nanoTime() < end) {
+                after = objects("ibemu0");
+                if (after.values().stream().allMatch(v -> v == 0)) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            for (Map.Entry<String, Integer> e : after.entrySet()) {
+                assertEquals(0, e.getValue(), e.getKey() + " after the SIGKILL: " + after);
+            }
+        } finally {
+            child.stop();
+        }
+    }
+
+    /** Waits for a stdout line starting with prefix. */
+    private static String awaitLine(Command.Running r, String prefix, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < end) {
+            for (String line : r.stdoutSoFar().split("\n")) {
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+            if (!r.isAlive()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + prefix + "' line; stdout so far: " + r.stdoutSoFar());
+    }
+
+    /** {@code scripts/ibemu ctl objects}: the counts of one device's line, e.g. files=1 pd=1 ... */
+    private static Map<String, Integer> objects(String device) {
+        Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String line : r.lines()) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length > 1 && words[0].equals(device)) {
+                for (int i = 1; i < words.length; i++) {
+                    String[] kv = words[i].split("=", 2);
+                    if (kv.length == 2 && kv[1].matches("\\d+")) {
+                        counts.put(kv[0], Integer.parseInt(kv[1]));
+                    }
+                }
+            }
+        }
+        assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
+        return counts;
+    }
+}
