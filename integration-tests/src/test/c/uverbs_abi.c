@@ -409,8 +409,8 @@ static void check_pd_mr(int fd)
 	t_errno(uv_cmd(fd, IB_USER_VERBS_CMD_REREG_MR, &rr, sizeof(rr), &rrr, sizeof(rrr)), errno, EINVAL,
 		"REREG_MR flags 0: EINVAL");
 	rr.flags = 8;
-	t_errno(uv_cmd(fd, IB_USER_VERBS_CMD_REREG_MR, &rr, sizeof(rr), &rrr, sizeof(rrr)), errno, EINVAL,
-		"REREG_MR flags beyond IB_MR_REREG_SUPPORTED: EINVAL");
+	t_errno(uv_cmd(fd, IB_USER_VERBS_CMD_REREG_MR, &rr, sizeof(rr), &rrr, sizeof(rrr)), errno, EOPNOTSUPP,
+		"REREG_MR flags beyond IB_MR_REREG_SUPPORTED: EOPNOTSUPP");
 
 	t_errno(uv_dealloc_pd(fd, (uint32_t)pd), errno, EBUSY, "DEALLOC_PD with an MR: EBUSY");
 	t_ret(uv_dereg_mr(fd, (uint32_t)mr), errno, 0, "DEREG_MR");

@@ -98,7 +98,7 @@ public final class CPrograms {
         Set<String> allLibs = new LinkedHashSet<>(Arrays.asList(libs));
         allLibs.addAll(buildLineLibraries(src));
         List<String> argv = new ArrayList<>();
-        argv.add("gcc");
+        argv.add(compilerOf(src));
         argv.addAll(CFLAGS);
         argv.add("-I" + sourceDir());
         argv.add("-o");
@@ -110,6 +110,22 @@ public final class CPrograms {
             throw new AssertionError("gcc failed for " + name + ".c: " + r);
         }
         return bin;
+    }
+
+    /** The compiler a source's "Build:" line names: mpicc for MPI programs, else gcc. */
+    static String compilerOf(Path source) {
+        try {
+            for (String line : Files.readAllLines(source)) {
+                int at = line.indexOf("Build:");
+                if (at >= 0) {
+                    String[] words = line.substring(at + 6).trim().split("\\s+");
+                    return words.length > 0 && words[0].equals("mpicc") ? "mpicc" : "gcc";
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return "gcc";
     }
 
     private static boolean upToDate(Path bin, Path src) throws IOException {

@@ -112,6 +112,50 @@ class VerbsToolsTest {
         assertTrue(r.stdout().matches("(?s).*(latency|bw)\\s+=\\s+[0-9.]+ .*"), r.toString());
     }
 
+    @Test
+    void ucxInfoListsTheVerbsTransportsOfEveryHca() {
+        Result r = ib.exec("ucx_info", "-d");
+        r.assertOk();
+        for (String dev : new String[] {"ibemu0:1", "ibemu1:1"}) {
+            for (String tl : new String[] {"rc_verbs", "ud_verbs"}) {
+                assertTrue(Pattern.compile("Transport: " + tl + "\\s+#\\s+Device: " + Pattern.quote(dev)).matcher(r.stdout())
+                        .find(), tl + " on " + dev + " in " + r.stdout());
+            }
+        }
+    }
+
+    /** rc_verbs needs an auxiliary datagram transport for its wire-up: UCX takes ud_verbs for it. */
+    @ParameterizedTest(name = "ucx_perftest {0} {1}")
+    @CsvSource({"'rc_verbs,ud_verbs', tag_lat", "'rc_verbs,ud_verbs', tag_bw -s 65536", "ud_verbs, tag_lat",
+        "ud_verbs, tag_bw -s 4096"})
+    void ucxPerftestBetweenTwoProcessesOverEachTransport(String transports, String test) {
+        int port = 13000 + (int) (System.nanoTime() % 1000);
+        Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
+                "export UCX_TLS=" + transports + ",self",
+                "UCX_NET_DEVICES=ibemu0:1 timeout 120 ucx_perftest -p " + port + " > /dev/null 2>&1 &",
+                "srv=$!",
+                "sleep 2",
+                "UCX_NET_DEVICES=ibemu1:1 timeout 120 ucx_perftest -p " + port + " -n 300 -t " + test + " localhost",
+                "c=$?",
+                "wait $srv; s=$?",
+                "[ $c = 0 ] && [ $s = 0 ]"));
+        r.assertOk();
+        assertTrue(r.stdout().contains("Final:"), r.toString());
+    }
+
+    /** Open MPI over UCX: one rank per HCA, ping-pong of 1 B..1 MiB checked byte for byte, then an allreduce. */
+    @ParameterizedTest(name = "mpirun over {0}")
+    @CsvSource({"'rc_verbs,ud_verbs'", "ud_verbs"})
+    void openMpiPingPongAndAllreduceOverUcx(String transports) {
+        String bin = CPrograms.compile("mpi_pingpong").toString();
+        Result r = ib.exec(TIMEOUT, "timeout", "170", "mpirun", "--allow-run-as-root", "--oversubscribe",
+                "--mca", "pml", "ucx", "--mca", "btl", "^openib,uct,vader,tcp", "-x", "UCX_TLS=" + transports + ",self",
+                "-np", "1", "-x", "UCX_NET_DEVICES=ibemu0:1", bin, ":",
+                "-np", "1", "-x", "UCX_NET_DEVICES=ibemu1:1", bin);
+        r.assertOk();
+        assertTrue(r.stdout().contains("ok pingpong 1048576 bytes") && r.stdout().contains("ok allreduce"), r.toString());
+    }
+
     /**
      * Server on one HCA in the background, client on the other after it listens; the script fails
      * unless both exit 0. Both outputs go to stdout.

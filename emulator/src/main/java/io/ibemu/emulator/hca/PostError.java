@@ -6,6 +6,9 @@ package io.ibemu.emulator.hca;
  * post function returns it: EINVAL (QP state, opcode, SGE count, inline size), ENOMEM (queue full).
  */
 public final class PostError extends Exception {
+    /** The driver failed the whole post without naming a request (rvt_post_send's state check). */
+    public static final int NONE_NAMED = -1;
+
     private final int errno;
     private final int badIndex;
 

@@ -41,7 +41,7 @@ final class Requester {
 
     void post(QueuePair qp, List<SendWorkRequest> wrs) throws PostError {
         if (qp.destroyed || !qp.currentState().postSendOk()) {
-            throw new PostError(Errno.EINVAL, 0);
+            throw new PostError(Errno.EINVAL, PostError.NONE_NAMED); // rvt_post_send leaves *bad_wr unset
         }
         for (int i = 0; i < wrs.size(); i++) {
             SendWorkRequest wr = wrs.get(i);

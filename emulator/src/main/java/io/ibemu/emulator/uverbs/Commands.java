@@ -89,7 +89,17 @@ final class Commands {
         }
     }
 
+    /**
+     * The destroys find their object before anything asks for a context, so without one they fail
+     * the lookup (ENOENT); every other command needs the context first (ib_uverbs_get_ucontext).
+     */
+    private static final java.util.Set<Integer> LOOKUP_FIRST = java.util.Set.of(4, 8, 13, 16, 20, 27, 35, 38);
+
     private Commands() {
+    }
+
+    static boolean needsContext(WriteCommand c) {
+        return c != NOT_SUPPORTED && (c.extended() || (c.number() != GET_CONTEXT && !LOOKUP_FIRST.contains(c.number())));
     }
 
     /** uapi_get_method: the command for a header's command word. */

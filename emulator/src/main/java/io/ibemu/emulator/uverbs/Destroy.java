@@ -44,7 +44,14 @@ final class Destroy {
             }
             case SRQ -> hca.destroy((SharedReceiveQueue) o);
             case AH -> hca.destroy((AddressHandle) o);
-            case XRCD -> file.device.closeXrcd((Xrcd) o);
+            case XRCD -> {
+                Xrcd x = (Xrcd) o;
+                // ib_uxrcd_object.refcnt: the SRQs and QPs made through this handle hold it
+                if (!file.objects.newestFirst(v -> uses(v, x)).isEmpty()) {
+                    throw Errno.of(Errno.EBUSY);
+                }
+                file.device.closeXrcd(x);
+            }
         }
         file.objects.remove(u);
         file.device.untrack(o);
@@ -55,6 +62,11 @@ final class Destroy {
         if (u.type() == ObjectType.CQ) {
             file.channels.values().forEach(ch -> ch.forget(u));
         }
+    }
+
+    private static boolean uses(UObject<?> u, Xrcd x) {
+        return (u.object() instanceof SharedReceiveQueue s && s.xrcd() == x)
+                || (u.object() instanceof QueuePair q && q.xrcd() == x);
     }
 
     /** A new object's response could not be written: the kernel aborts the uobject (uobj_alloc_abort). */

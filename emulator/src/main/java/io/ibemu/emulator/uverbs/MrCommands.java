@@ -75,8 +75,7 @@ final class MrCommands {
         if ((flags & ~REREG_SUPPORTED) != 0) {
             throw Errno.of(Errno.EOPNOTSUPP);
         }
-        if ((flags & REREG_TRANS) != 0
-                && (start == 0 || iova == 0 || length <= 0 || (start & ~PAGE_MASK) != (iova & ~PAGE_MASK))) {
+        if ((flags & REREG_TRANS) != 0 && (start & ~PAGE_MASK) != (iova & ~PAGE_MASK)) {
             throw Errno.of(Errno.EINVAL);
         }
         UObject<MemoryRegion> u = c.file.objects.get(ObjectType.MR, c.u("mr_handle"));

@@ -65,6 +65,11 @@ final class PostCommands {
         if (end > c.inLength) {
             throw Errno.of(Errno.ENOSPC); // uverbs_request_next_ptr: the arrays pass the end of the write
         }
+        for (int i = (int) end; i < c.inLength; i++) {
+            if (c.in[i] != 0) {
+                throw Errno.of(Errno.EOPNOTSUPP); // uverbs_request_finish: unknown trailing data
+            }
+        }
         return new Arrays((int) wrs, (int) wqeSize, (int) wrCount, (int) sges, (int) sgeCount);
     }
 
@@ -100,7 +105,8 @@ final class PostCommands {
         try {
             c.file.device.hca().postSend(qp, wrs);
         } catch (PostError e) {
-            bad = e.badIndex() + 1;
+            // ib_uverbs_post_send counts up to the bad WR; one the driver never named is never met
+            bad = e.badIndex() == PostError.NONE_NAMED ? wrs.size() : e.badIndex() + 1;
             respondBad(c, bad);
             throw Errno.of(e.errno());
         }

@@ -48,13 +48,13 @@ final class QpCommands {
         try {
             type = QpType.ofCode(typeCode);
         } catch (IllegalArgumentException e) {
-            throw Errno.of(Errno.EOPNOTSUPP);
+            throw Errno.of(Errno.EINVAL); // create_qp's switch: any other type
         }
         if (type == QpType.RAW_PACKET && c.caller.uid() != 0) {
             throw Errno.of(Errno.EPERM);
         }
         if (type == QpType.SMI || type == QpType.GSI) {
-            throw Errno.of(Errno.EINVAL); // QP0/QP1 are the kernel's own (ib_create_qp_user refuses them)
+            throw Errno.of(Errno.EINVAL); // QP0/QP1 are the kernel's own: not in create_qp's switch
         }
         ObjectTable t = c.file.objects;
         ProtectionDomain pd = null;

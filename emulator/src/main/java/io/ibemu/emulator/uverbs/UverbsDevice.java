@@ -114,7 +114,7 @@ public final class UverbsDevice implements CharDevice {
 
     /**
      * ib_uverbs_open_xrcd: fd -1 is a private domain; otherwise the domain of the fd's inode,
-     * created only with O_CREAT (EINVAL otherwise), refused with O_EXCL when it exists. An fd
+     * created only with O_CREAT (EAGAIN otherwise), refused with O_EXCL when it exists. An fd
      * the caller does not have: EBADF.
      */
     Xrcd openXrcd(Caller caller, int fd, int oflags) throws Errno {
@@ -126,7 +126,7 @@ public final class UverbsDevice implements CharDevice {
             XrcdShare share = sharedXrcds.get(inode);
             if (share == null) {
                 if ((oflags & O_CREAT) == 0) {
-                    throw Errno.of(Errno.EINVAL);
+                    throw Errno.of(Errno.EAGAIN); // ib_uverbs_open_xrcd: "need CREATE flag"
                 }
                 share = new XrcdShare(hca.openXrcd(Owners.of(caller)));
                 sharedXrcds.put(inode, share);

@@ -88,7 +88,7 @@ final class UverbsFile implements DeviceFile {
         if (device.isGone()) {
             throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
         }
-        if (spec != Commands.NOT_SUPPORTED && !(spec.number() == Commands.GET_CONTEXT && !spec.extended())) {
+        if (Commands.needsContext(spec)) {
             requireContext();
         }
         spec.handler().run(c);
