@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The raw uverbs probes of src/test/c against a live instance with two local HCAs
- * (ibemu0, ibemu1) through two switches, configured by {@code opensm -o}: every TAP line
+ * (ibemu0, ibemu1) through two switches, configured by OpenSM ({@code --sm opensm}, so its SA
+ * answers the multicast join of uverbs_data): every TAP line
  * is one rule of the kernel's uverbs write() ABI (uverbs_abi) or one data-path fact
  * (uverbs_data). A process SIGKILLed with a PD, MR, CQ and QP open must leave the
  * daemon's object counts ({@code scripts/ibemu ctl objects}) at zero.
@@ -26,9 +27,7 @@ class UverbsAbiTest {
     @BeforeAll
     static void up() {
         Path topology = CPrograms.sourceDir().resolve("../resources/topology/uverbs-two-switches.net").normalize();
-        ib = Ibemu.startWithTopology(topology, "hca-a", "hca-b");
-        ib.exec(Duration.ofSeconds(120), "opensm", "-o", "-f",
-                Ibemu.tmpDir().resolve(ib.name() + "-opensm.log").toString()).assertOk();
+        ib = Ibemu.start("--topology", topology.toString(), "--local", "hca-a", "--local", "hca-b", "--sm", "opensm");
     }
 
     @AfterAll
