@@ -150,7 +150,7 @@ public final class Hca implements AutoCloseable {
                 | DeviceAttributes.CAP_RC_RNR_NAK_GEN | DeviceAttributes.CAP_PORT_ACTIVE_EVENT
                 | DeviceAttributes.CAP_SRQ_RESIZE | DeviceAttributes.CAP_XRC;
         return new DeviceAttributes(firmwareVersion(local.identity().fwVersion()), node.guid(), node.systemImageGuid(),
-                -1L, 4096, node.vendorId(), node.deviceId(), node.revision(), MAX_QP, MAX_QP_WR, caps, MAX_SGE,
+                -1L, 4096, node.vendorId(), node.deviceId(), hardwareVersion(local.identity().hwRevision()), MAX_QP, MAX_QP_WR, caps, MAX_SGE,
                 MAX_SGE, MAX_CQ, MAX_CQE, MAX_MR, MAX_PD, MAX_RD_ATOMIC, 0, MAX_RD_ATOMIC * MAX_QP,
                 MAX_INIT_RD_ATOMIC, 0, DeviceAttributes.ATOMIC_HCA, 0, 0, 0, 0, 0, MAX_MCAST_GRP,
                 MAX_MCAST_QP_ATTACH, MAX_MCAST_QP_ATTACH * MAX_MCAST_GRP, MAX_AH, 0, 0, MAX_SRQ, MAX_SRQ_WR,
@@ -173,6 +173,15 @@ public final class Hca implements AutoCloseable {
             return out;
         } catch (NumberFormatException e) {
             return 0;
+        }
+    }
+
+    /** hw_ver as sysfs hw_rev prints it (hw_rev_show: "%x"): the identity's hw_rev read back in hex. */
+    private int hardwareVersion(String hwRevision) {
+        try {
+            return Integer.parseUnsignedInt(hwRevision.strip(), 16);
+        } catch (NumberFormatException e) {
+            return node.revision();
         }
     }
 

@@ -69,10 +69,18 @@ public final class InfinibandSysfs {
         root.dir("class").dir("infiniband_verbs").link(uverbs, devicePath(hca) + "/infiniband_verbs/" + uverbs);
     }
 
+    /**
+     * The verbs provider profile: rdma-core's ipathverbs binds QLogic 0x1077:0x7322 and does its
+     * whole data path with write(), so every parent carries these ids, whatever NodeInfo's
+     * VendorID/DeviceID (the topology's vendid=/devid=) say at the MAD level.
+     */
+    private static final int PCI_VENDOR_QLOGIC = 0x1077;
+    private static final int PCI_DEVICE_IBA7322 = 0x7322;
+
     private void pciDevice(SysDir pci, LocalHca hca) {
         Node node = hca.node();
-        int vendor = node.vendorId();
-        int device = node.deviceId();
+        int vendor = PCI_VENDOR_QLOGIC;
+        int device = PCI_DEVICE_IBA7322;
         String modalias = String.format("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X%n", vendor, device, vendor,
                 device, PCI_CLASS_INFINIBAND >>> 16, (PCI_CLASS_INFINIBAND >>> 8) & 0xff, PCI_CLASS_INFINIBAND & 0xff);
         pci.attribute("vendor", () -> String.format("0x%04x%n", vendor));
