@@ -60,8 +60,14 @@ class VerbsToolsTest {
             assertEquals(Integer.decode(ib.cat(sys + "/ports/1/lid").strip()), Integer.decode(field(out, "port_lid")));
             assertEquals(Integer.decode(ib.cat(sys + "/ports/1/sm_lid").strip()), Integer.decode(field(out, "sm_lid")));
             assertEquals(ib.cat(sys + "/ports/1/lid_mask_count").strip(), field(out, "port_lmc").replace("0x0", ""));
-            assertTrue(out.contains(ib.cat(sys + "/ports/1/gids/0").strip().replace("0000:", ":").substring(0, 4)), out);
-            assertTrue(Integer.parseInt(field(out, "max_qp")) > 0 && Integer.parseInt(field(out, "max_cq")) > 0, out);
+            assertEquals(gid(ib.cat(sys + "/ports/1/gids/0")), gid(field(out, "GID[  0]")), out);
+            // sysfs rate: "40 Gb/sec (4X QDR)"; ibv_devinfo: active_width 4X, active_speed 10.0 Gbps
+            String rate = ib.cat(sys + "/ports/1/rate").strip();
+            assertTrue(rate.contains("(" + field(out, "active_width") + " "), rate + " vs " + out);
+            assertEquals("4096", field(out, "active_mtu"), out);
+            for (String limit : new String[] {"max_qp", "max_cq", "max_mr", "max_pd", "max_srq", "max_pkeys"}) {
+                assertTrue(Integer.parseInt(field(out, limit)) > 0, limit + " in " + out);
+            }
         }
     }
 
@@ -177,6 +183,14 @@ class VerbsToolsTest {
         Result r = ib.exec(TIMEOUT, "sh", "-c", script);
         r.assertOk();
         return r;
+    }
+
+    private static java.net.InetAddress gid(String text) {
+        try {
+            return java.net.InetAddress.getByName(text.strip());
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError("not a GID: " + text, e);
+        }
     }
 
     /** The value after "name:" in ibv_devinfo's output. */
