@@ -66,10 +66,7 @@ final class CqCommands {
     }
 
     static void resizeCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.find(ObjectType.CQ, c.u("cq_handle"));
-        if (cq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         c.file.device.hca().resize(cq, c.u32("cqe"));
         byte[] resp = c.newResponse();
         c.put(resp, "cqe", cq.cqe());
@@ -87,10 +84,7 @@ final class CqCommands {
 
     /** ib_uverbs_poll_cq: up to ne completions after the count header; each is consumed once polled. */
     static void pollCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.find(ObjectType.CQ, c.u("cq_handle"));
-        if (cq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         int max = (int) Math.min(c.u("ne"), 1 << 16);
         List<WorkCompletion> wcs = cq.poll(max);
         byte[] out = new byte[POLL_HEADER + wcs.size() * WC_SIZE];
@@ -121,10 +115,7 @@ final class CqCommands {
     }
 
     static void reqNotifyCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.find(ObjectType.CQ, c.u("cq_handle"));
-        if (cq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         cq.requestNotify(c.u("solicited_only") != 0);
     }
 }

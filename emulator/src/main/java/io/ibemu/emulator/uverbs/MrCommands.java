@@ -50,10 +50,7 @@ final class MrCommands {
         }
         int access = c.u32("access_flags");
         checkAccess(access);
-        ProtectionDomain pd = c.file.objects.find(ObjectType.PD, c.u("pd_handle"));
-        if (pd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         MemoryRegion mr = c.file.device.hca().registerMr(pd, start, c.u("length"), iova, access, memoryOf(c));
         UObject<MemoryRegion> u = c.file.objects.add(ObjectType.MR, mr, 0);
         byte[] resp = c.newResponse();
@@ -85,10 +82,7 @@ final class MrCommands {
         }
         ProtectionDomain pd = null;
         if ((flags & REREG_PD) != 0) {
-            pd = c.file.objects.find(ObjectType.PD, c.u("pd_handle"));
-            if (pd == null) {
-                throw Errno.of(Errno.EINVAL);
-            }
+            pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         }
         MemoryRegion mr = c.file.device.hca().reregisterMr(u.object(), flags, pd, start, length, iova, access,
                 memoryOf(c));
@@ -104,10 +98,7 @@ final class MrCommands {
     }
 
     static void allocMw(Command c) throws Errno {
-        ProtectionDomain pd = c.file.objects.find(ObjectType.PD, c.u("pd_handle"));
-        if (pd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         int type = (int) c.u("mw_type");
         if (type != MW_TYPE_1 && type != MW_TYPE_2) {
             throw Errno.of(Errno.EINVAL);

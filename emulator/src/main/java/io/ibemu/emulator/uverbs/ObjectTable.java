@@ -47,7 +47,16 @@ final class ObjectTable {
         return typed;
     }
 
-    /** The model object, or null when the lookup fails: legacy commands turn that into EINVAL (uobj_get_obj_read). */
+    /** uobj_get_obj_read: the model object; any failed lookup is EINVAL for the commands that use it. */
+    <T> T read(ObjectType type, long handle) throws Errno {
+        T object = find(type, handle);
+        if (object == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return object;
+    }
+
+    /** The model object, or null when the lookup fails. */
     <T> T find(ObjectType type, long handle) {
         try {
             UObject<T> u = get(type, handle);

@@ -28,10 +28,7 @@ final class PdCommands {
 
     /** ib_uverbs_create_ah: an unknown PD is EINVAL, as is a port the device lacks. */
     static void createAh(Command c) throws Errno {
-        ProtectionDomain pd = c.file.objects.find(ObjectType.PD, c.u("pd_handle"));
-        if (pd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         AhAttributes attr = ahAttributes(c, Abi.CREATE_AH, "attr.");
         if (attr.portNum() < 1 || attr.portNum() > c.file.device.hca().attributes().physPortCnt()) {
             throw Errno.of(Errno.EINVAL);

@@ -84,10 +84,7 @@ final class PostCommands {
 
     static void postSend(Command c) throws Errno {
         Arrays a = arrays(c, Abi.POST_SEND.size(), Abi.SEND_WR.size());
-        QueuePair qp = c.file.objects.find(ObjectType.QP, c.u("qp_handle"));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
         boolean ud = qp.type() == QpType.UD;
         List<SendWorkRequest> wrs = new ArrayList<>(a.wrCount());
         int sgIndex = 0;
@@ -124,10 +121,7 @@ final class PostCommands {
             if (opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_IMM) {
                 throw Errno.of(Errno.EINVAL);
             }
-            AddressHandle ah = c.file.objects.find(ObjectType.AH, UD_AH.get(c.in, at));
-            if (ah == null) {
-                throw Errno.of(Errno.EINVAL);
-            }
+            AddressHandle ah = c.file.objects.read(ObjectType.AH, UD_AH.get(c.in, at));
             wr = new SendWorkRequest(wrId, opcode, flags, sgl, null, imm(opcode, ex), 0, 0, 0, 0, ah,
                     (int) UD_QPN.get(c.in, at), (int) UD_QKEY.get(c.in, at), 0);
         } else {
@@ -178,10 +172,7 @@ final class PostCommands {
     static void postRecv(Command c) throws Errno {
         Arrays a = arrays(c, Abi.POST_RECV.size(), Abi.RECV_WR.size());
         List<ReceiveWorkRequest> wrs = recvWrs(c, a);
-        QueuePair qp = c.file.objects.find(ObjectType.QP, c.u("qp_handle"));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
         int bad = 0;
         try {
             c.file.device.hca().postRecv(qp, wrs);
@@ -196,10 +187,7 @@ final class PostCommands {
     static void postSrqRecv(Command c) throws Errno {
         Arrays a = arrays(c, Abi.POST_SRQ_RECV.size(), Abi.RECV_WR.size());
         List<ReceiveWorkRequest> wrs = recvWrs(c, a);
-        SharedReceiveQueue srq = c.file.objects.find(ObjectType.SRQ, c.u("srq_handle"));
-        if (srq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
         int bad = 0;
         try {
             c.file.device.hca().postSrqRecv(srq, wrs);

@@ -65,10 +65,7 @@ final class QpCommands {
         int maxRecvWr = c.u32("max_recv_wr");
         int maxRecvSge = c.u32("max_recv_sge");
         if (type == QpType.XRC_TGT) {
-            xrcd = t.find(ObjectType.XRCD, c.u("pd_handle"));
-            if (xrcd == null) {
-                throw Errno.of(Errno.EINVAL);
-            }
+            xrcd = t.read(ObjectType.XRCD, c.u("pd_handle"));
         } else {
             if (type == QpType.XRC_INI) {
                 maxRecvWr = 0;
@@ -81,10 +78,7 @@ final class QpCommands {
                     }
                 }
                 if (c.u("recv_cq_handle") != c.u("send_cq_handle")) {
-                    rcq = t.find(ObjectType.CQ, c.u("recv_cq_handle"));
-                    if (rcq == null) {
-                        throw Errno.of(Errno.EINVAL);
-                    }
+                    rcq = t.read(ObjectType.CQ, c.u("recv_cq_handle"));
                 }
             }
             scq = t.find(ObjectType.CQ, c.u("send_cq_handle"));
@@ -129,10 +123,7 @@ final class QpCommands {
         if (c.u("qp_type") != QpType.XRC_TGT.code()) {
             throw Errno.of(Errno.EINVAL);
         }
-        Xrcd xrcd = c.file.objects.find(ObjectType.XRCD, c.u("pd_handle"));
-        if (xrcd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        Xrcd xrcd = c.file.objects.read(ObjectType.XRCD, c.u("pd_handle"));
         QueuePair qp = c.file.device.hca().openQp(xrcd, c.u32("qpn"));
         UObject<QueuePair> u = c.file.objects.add(ObjectType.QP, qp, c.u("user_handle"));
         c.file.device.track(qp, c.file, u);
@@ -140,10 +131,7 @@ final class QpCommands {
     }
 
     static void queryQp(Command c) throws Errno {
-        QueuePair qp = c.file.objects.find(ObjectType.QP, c.u("qp_handle"));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
         QpAttributes a = c.file.device.hca().query(qp);
         byte[] resp = c.newResponse();
         CStruct r = Abi.QUERY_QP_RESP;
@@ -219,10 +207,7 @@ final class QpCommands {
         if ((mask & ~allowedBits) != 0) {
             throw Errno.of(Errno.EOPNOTSUPP);
         }
-        QueuePair qp = c.file.objects.find(ObjectType.QP, s.field(p + "qp_handle").get(c.in, 0));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, s.field(p + "qp_handle").get(c.in, 0));
         int ports = c.file.device.hca().attributes().physPortCnt();
         int port = (int) s.field(p + "port_num").get(c.in, 0);
         if ((mask & QpAttributeMask.PORT) != 0 && (port < 1 || port > ports)) {
@@ -292,18 +277,12 @@ final class QpCommands {
     }
 
     static void attachMcast(Command c) throws Errno {
-        QueuePair qp = c.file.objects.find(ObjectType.QP, c.u("qp_handle"));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
         c.file.device.hca().attachMulticast(qp, c.bytes("gid"), (int) c.u("mlid"));
     }
 
     static void detachMcast(Command c) throws Errno {
-        QueuePair qp = c.file.objects.find(ObjectType.QP, c.u("qp_handle"));
-        if (qp == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
         c.file.device.hca().detachMulticast(qp, c.bytes("gid"), (int) c.u("mlid"));
     }
 }

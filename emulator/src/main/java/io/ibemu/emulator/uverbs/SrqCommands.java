@@ -28,22 +28,13 @@ final class SrqCommands {
         if (typeCode != SrqType.XRC.code()) {
             throw Errno.of(Errno.EOPNOTSUPP);
         }
-        Xrcd xrcd = c.file.objects.find(ObjectType.XRCD, c.u("xrcd_handle"));
-        if (xrcd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
-        CompletionQueue cq = c.file.objects.find(ObjectType.CQ, c.u("cq_handle"));
-        if (cq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        Xrcd xrcd = c.file.objects.read(ObjectType.XRCD, c.u("xrcd_handle"));
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         create(c, SrqType.XRC, xrcd, cq);
     }
 
     private static void create(Command c, SrqType type, Xrcd xrcd, CompletionQueue cq) throws Errno {
-        ProtectionDomain pd = c.file.objects.find(ObjectType.PD, c.u("pd_handle"));
-        if (pd == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         SharedReceiveQueue srq = c.file.device.hca().createSrq(pd, c.u32("max_wr"), c.u32("max_sge"),
                 c.u32("srq_limit"), type, xrcd, cq);
         UObject<SharedReceiveQueue> u = c.file.objects.add(ObjectType.SRQ, srq, c.u("user_handle"));
@@ -58,18 +49,12 @@ final class SrqCommands {
     }
 
     static void modifySrq(Command c) throws Errno {
-        SharedReceiveQueue srq = c.file.objects.find(ObjectType.SRQ, c.u("srq_handle"));
-        if (srq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
         c.file.device.hca().modify(srq, c.u32("max_wr"), c.u32("srq_limit"), c.u32("attr_mask"));
     }
 
     static void querySrq(Command c) throws Errno {
-        SharedReceiveQueue srq = c.file.objects.find(ObjectType.SRQ, c.u("srq_handle"));
-        if (srq == null) {
-            throw Errno.of(Errno.EINVAL);
-        }
+        SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
         SrqAttributes a = srq.query();
         byte[] resp = c.newResponse();
         c.put(resp, "max_wr", a.maxWr());
