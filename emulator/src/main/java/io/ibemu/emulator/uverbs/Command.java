@@ -2,14 +2,14 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.Errno;
-import io.ibemu.emulator.abi.CField;
 
 import java.util.Arrays;
 
 /**
  * One decoded write() command, {@code struct uverbs_attr_bundle} for the write path: the core
- * request bytes (ucore in, zero-padded to the request struct), where the response goes (ucore
- * out), the driver's part (udata), and the file and caller it runs for.
+ * request bytes (ucore in, zero-padded to the request struct), where the response goes and how
+ * long it may be (ucore out), and the file and caller it runs for. The driver's part (udata) is
+ * left out: the ipathverbs profile at ABI 1 sends none and reads none.
  */
 final class Command {
 
@@ -22,11 +22,9 @@ final class Command {
     final int inLength;
     final long response;
     final int outLength;
-    final int driverInLength;
-    final int driverOutLength;
 
     Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
-            int outLength, int driverInLength, int driverOutLength) {
+            int outLength) {
         this.file = file;
         this.caller = caller;
         this.spec = spec;
@@ -34,8 +32,6 @@ final class Command {
         this.inLength = inLength;
         this.response = response;
         this.outLength = outLength;
-        this.driverInLength = driverInLength;
-        this.driverOutLength = driverOutLength;
     }
 
     private static int requestSize(WriteCommand spec) {
@@ -49,10 +45,6 @@ final class Command {
 
     int u32(String member) {
         return (int) u(member);
-    }
-
-    long at(CField field, int base) {
-        return field.get(in, base);
     }
 
     byte[] bytes(String member) {

@@ -47,10 +47,6 @@ final class EventFile implements DeviceFile {
         return new EventFile(Abi.COMP_EVENT_DESC.size());
     }
 
-    boolean isCompletionChannel() {
-        return eventSize == Abi.COMP_EVENT_DESC.size();
-    }
-
     /** ib_uverbs_comp_handler: the CQ's user_handle; dropped once nobody can read it. */
     void completion(UObject<?> cq) {
         byte[] desc = new byte[eventSize];

@@ -176,11 +176,6 @@ public final class UverbsDevice implements CharDevice {
         return hca;
     }
 
-    /** N of uverbsN. */
-    public int index() {
-        return index;
-    }
-
     public int minor() {
         return BASE_MINOR + index;
     }

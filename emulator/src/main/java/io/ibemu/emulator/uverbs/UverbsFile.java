@@ -4,6 +4,7 @@ import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.Poll;
 import io.ibemu.devfs.PollWaiter;
 import io.ibemu.devfs.ReadRequest;
 import io.ibemu.devfs.ReadResult;
@@ -11,6 +12,8 @@ import io.ibemu.emulator.abi.CField;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,6 +31,7 @@ final class UverbsFile implements DeviceFile {
     private static final CField HDR_IN_WORDS = Abi.CMD_HDR.field("in_words");
     private static final CField HDR_OUT_WORDS = Abi.CMD_HDR.field("out_words");
     private static final CField EX_RESPONSE = Abi.EX_CMD_HDR.field("response");
+    private static final CField RESPONSE = Abi.RESPONSE_ONLY.field("response");
     private static final CField EX_PROVIDER_IN = Abi.EX_CMD_HDR.field("provider_in_words");
     private static final CField EX_PROVIDER_OUT = Abi.EX_CMD_HDR.field("provider_out_words");
     private static final CField EX_RESERVED = Abi.EX_CMD_HDR.field("cmd_hdr_reserved");
@@ -107,26 +111,15 @@ final class UverbsFile implements DeviceFile {
         if (outWords * 4 < spec.responseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        int inLength = count - HDR;
-        int outLength = outWords * 4;
-        int driverIn = 0;
-        int driverOut = 0;
-        if (spec.udata()) {
-            driverIn = inLength - spec.requestSize();
-            inLength = spec.requestSize();
-        }
+        // with udata, ucore is exactly the core structs and the driver's part follows each
+        int inLength = spec.udata() ? spec.requestSize() : count - HDR;
         long response = 0;
+        int outLength = 0;
         if (spec.hasResponse()) {
-            response = Abi.RESPONSE_ONLY.field("response").get(buf, HDR);
-            if (spec.udata()) {
-                driverOut = outLength - spec.responseSize();
-                outLength = spec.responseSize();
-            }
-        } else {
-            outLength = 0;
+            response = RESPONSE.get(buf, HDR);
+            outLength = spec.udata() ? spec.responseSize() : outWords * 4;
         }
-        byte[] in = java.util.Arrays.copyOfRange(buf, HDR, count);
-        return new Command(this, caller, spec, in, inLength, response, outLength, driverIn, driverOut);
+        return new Command(this, caller, spec, Arrays.copyOfRange(buf, HDR, count), inLength, response, outLength);
     }
 
     /** verify_hdr for FLAG_EXTENDED: lengths in 8-byte words after both headers. */
@@ -164,9 +157,8 @@ final class UverbsFile implements DeviceFile {
             throw Errno.of(Errno.EINVAL);
         }
         int from = HDR + EX_HDR;
-        byte[] in = java.util.Arrays.copyOfRange(buf, from, from + inWords * 8);
-        return new Command(this, caller, spec, in, inWords * 8, response, outWords * 8, providerIn * 8,
-                providerOut * 8);
+        return new Command(this, caller, spec, Arrays.copyOfRange(buf, from, from + inWords * 8), inWords * 8,
+                response, outWords * 8);
     }
 
     /** The uverbs file has no read (uverbs_fops): the VFS answers EINVAL. */
@@ -184,8 +176,7 @@ final class UverbsFile implements DeviceFile {
     /** Without .poll in uverbs_fops the VFS reports the file always ready (DEFAULT_POLLMASK). */
     @Override
     public int poll(Caller caller, PollWaiter waiter) {
-        return io.ibemu.devfs.Poll.IN | io.ibemu.devfs.Poll.OUT | io.ibemu.devfs.Poll.RDNORM
-                | io.ibemu.devfs.Poll.WRNORM;
+        return Poll.IN | Poll.OUT | Poll.RDNORM | Poll.WRNORM;
     }
 
     /** ib_uverbs_close: every object of the file goes, then the file leaves the device's list. */
@@ -237,7 +228,7 @@ final class UverbsFile implements DeviceFile {
 
     /** The file's object counts by type. */
     Map<ObjectType, Integer> counts() {
-        Map<ObjectType, Integer> counts = new java.util.EnumMap<>(ObjectType.class);
+        Map<ObjectType, Integer> counts = new EnumMap<>(ObjectType.class);
         for (ObjectType t : ObjectType.values()) {
             counts.put(t, objects.count(t));
         }
