@@ -117,7 +117,8 @@ class FabricTest {
     @Test
     @Order(2)
     void opensmOnceConfiguresEveryPortWithUniqueLids() {
-        ib.exec(Duration.ofSeconds(120), "opensm", "-o", "-f", Ibemu.tmpDir().resolve(ib.name() + "-opensm-once.log").toString()).assertOk();
+        ib.opensm("-o", "-f", Ibemu.tmpDir().resolve(ib.name() + "-opensm-once.log").toString())
+                .timeout(Duration.ofSeconds(120)).run().assertOk();
         Map<String, Integer> lids = new TreeMap<>();
         for (DiscoveredPort p : discoverPorts()) {
             if (p.peer() != null || p.type().equals("SW")) {
@@ -351,8 +352,7 @@ class FabricTest {
 
     static void launchSm(Path log, String guid, int priority) throws IOException {
         Files.deleteIfExists(log);
-        started.add(ib.execCommand("opensm", "-g", guid, "-p", String.valueOf(priority), "-f", log.toString())
-                .start());
+        started.add(ib.opensm("-g", guid, "-p", String.valueOf(priority), "-f", log.toString()).start());
     }
 
     static String waitFor(Path log, String what, Duration timeout) throws Exception {

@@ -231,6 +231,18 @@ public final class Ibemu implements AutoCloseable {
         return launcher(args.toArray(String[]::new)).env(env);
     }
 
+    /**
+     * {@code opensm ARGS} inside the namespace as a {@link Command}, with its cache
+     * (OSM_CACHE_DIR: guid2lid, neighbors) and dumps (OSM_TMP_DIR) in the instance's state
+     * directory instead of the host's /var/cache/opensm and /var/log; give it {@code -f LOG}.
+     */
+    public Command opensm(String... args) {
+        List<String> command = new ArrayList<>(List.of("opensm"));
+        command.addAll(Arrays.asList(args));
+        String dir = stateDir().resolve("opensm").toString();
+        return execCommand(command.toArray(String[]::new)).env("OSM_CACHE_DIR", dir).env("OSM_TMP_DIR", dir);
+    }
+
     /** Runs a shell script inside the namespace ({@code sh -c SCRIPT}). */
     public Result sh(String script) {
         return exec("sh", "-c", script);

@@ -21,8 +21,8 @@ class UmadAbiTest {
     static void up() {
         ib = Ibemu.start();
         configured = Ibemu.start();
-        configured.exec(Duration.ofSeconds(120), "opensm", "-o", "-f",
-                Ibemu.tmpDir().resolve(configured.name() + "-opensm.log").toString()).assertOk();
+        configured.opensm("-o", "-f", Ibemu.tmpDir().resolve(configured.name() + "-opensm.log").toString())
+                .timeout(Duration.ofSeconds(120)).run().assertOk();
     }
 
     @AfterAll
