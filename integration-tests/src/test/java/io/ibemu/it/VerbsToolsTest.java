@@ -102,6 +102,14 @@ class VerbsToolsTest {
         Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1"));
     }
 
+    /** REG_MR against RLIMIT_MEMLOCK for a user without CAP_IPC_LOCK (ib_umem_get's accounting). */
+    @Test
+    void registeredMemoryIsChargedToAnUnprivilegedUsersMemlockLimit() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_memlock.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "sh", "-c", "ulimit -l 64 && exec setpriv --reuid=65534 --regid=65534 "
+                + "--clear-groups /usr/bin/python3 " + script + " ibemu0"));
+    }
+
     @ParameterizedTest(name = "qperf {0}")
     @CsvSource({"rc_lat", "rc_bw", "rc_rdma_write_bw", "rc_rdma_read_lat", "ud_lat"})
     void qperfRunsOverTheEmulatedHcas(String test) {
