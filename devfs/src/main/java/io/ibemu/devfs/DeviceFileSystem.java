@@ -355,6 +355,9 @@ final class DeviceFileSystem extends FuseStubFS {
             byte[] out = result.out() == null ? NOTHING : result.out();
             if ((direction & IOC_READ) != 0 && size > 0) {
                 copyOut(out, size, direction, data);
+                if (result.errno() != 0 && out.length > 0) {
+                    FuseLoop.errorCarriesData();
+                }
             }
             return result.errno() != 0 ? -errno(result.errno()) : result.value();
         } catch (Errno e) {
@@ -365,8 +368,8 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     /**
-     * The reply's out buffer is exactly {@code _IOC_SIZE} bytes and libfuse2 sends it also with a
-     * negative result, which the kernel copies out before returning the errno.
+     * The reply's out buffer is exactly {@code _IOC_SIZE} bytes; with a negative result it reaches
+     * the caller only when the device wrote it ({@link IoctlChannel}).
      */
     private static void copyOut(byte[] out, int size, int direction, Pointer data) {
         int length = Math.min(out.length, size);

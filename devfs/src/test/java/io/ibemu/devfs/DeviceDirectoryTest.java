@@ -144,6 +144,25 @@ class DeviceDirectoryTest {
         LIBC.close(fd);
     }
 
+    /** The kernel leaves an ioctl's buffer alone when it fails; libfuse2 alone would send its out buffer. */
+    @Test
+    void ioctlErrorsLeaveTheCallersBufferAlone() {
+        int fd = open(Posix.O_RDWR);
+        byte[] pattern = new byte[64];
+        java.util.Arrays.fill(pattern, (byte) 0x5a);
+        for (int cmd : new int[] {Posix.ioc(2, 'x', 7, 64), Posix.ioc(3, 'x', 8, 64), Posix.ioc(2, 'q', 99, 16)}) {
+            Pointer arg = Posix.bytes(pattern);
+            assertEquals(-1, LIBC.ioctl(fd, cmd, arg));
+            assertEquals(Errno.ENOTTY, Posix.errno());
+            assertArrayEquals(pattern, Posix.get(arg, 0, 64), "cmd " + Integer.toHexString(cmd));
+        }
+        Pointer arg = Posix.bytes(pattern);
+        assertEquals(-1, LIBC.ioctl(fd, Posix.ioc(2, 'q', 7, 64), arg), "BROKEN as an _IOR: EIO");
+        assertEquals(Errno.EIO, Posix.errno());
+        assertArrayEquals(pattern, Posix.get(arg, 0, 64));
+        LIBC.close(fd);
+    }
+
     @Test
     void deviceReachesCallerMemory() {
         int fd = open(Posix.O_RDWR);
