@@ -305,6 +305,45 @@ class DeviceDirectoryTest {
         LIBC.close(fd);
     }
 
+    /** copy_from_user of the whole buffer fails: EFAULT, never the count of the pieces FUSE got. */
+    @Test
+    void aWriteWhoseTailIsUnmappedFailsWithEfault() {
+        int fd = open(Posix.O_RDWR);
+        long length = 64 * 4096;
+        Pointer area = LIBC.mmap(null, length, Posix.PROT_READ_WRITE, Posix.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        assertTrue(area.address() != -1, "mmap errno " + Posix.errno());
+        try {
+            assertEquals(0, LIBC.munmap(area.slice(length - 4096), 4096));
+            Pointer buf = area;
+            buf.put(0, random((int) length - 4096), 0, (int) length - 4096);
+            assertEquals(-1, LIBC.write(fd, buf, length));
+            assertEquals(Errno.EFAULT, Posix.errno());
+            assertEquals(List.of(), device.writeSizes, "the device saw no piece of it");
+            assertEquals(length - 4096, LIBC.write(fd, buf, length - 4096), "the mapped part is fine");
+            assertEquals(List.of((int) length - 4096), device.writeSizes);
+        } finally {
+            LIBC.munmap(area, length - 4096);
+            LIBC.close(fd);
+        }
+    }
+
+    /** Past the join limit a write is refused whole (ENOMEM, as an allocation that fails), never short. */
+    @Test
+    void aWriteTooLargeToJoinFailsWhole() {
+        int fd = open(Posix.O_RDWR);
+        long length = (64L << 20) + 4096;
+        Pointer area = LIBC.mmap(null, length, Posix.PROT_READ_WRITE, Posix.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        assertTrue(area.address() != -1, "mmap errno " + Posix.errno());
+        try {
+            assertEquals(-1, LIBC.write(fd, area, length));
+            assertEquals(Errno.ENOMEM, Posix.errno());
+            assertEquals(List.of(), device.writeSizes);
+        } finally {
+            LIBC.munmap(area, length);
+            LIBC.close(fd);
+        }
+    }
+
     @Test
     void unalignedLargeBuffersPassWhole() {
         int fd = open(Posix.O_RDWR);
