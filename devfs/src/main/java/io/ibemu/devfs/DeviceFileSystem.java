@@ -35,7 +35,7 @@ final class DeviceFileSystem extends FuseStubFS {
      * pages of the caller's buffer, so it is 128 KiB less the buffer's offset in its page.
      */
     private static final int SPLIT_CANDIDATE = MAX_REQUEST - 4096;
-    /** Larger writes are not joined: the device sees them in pieces. */
+    /** Larger writes are refused: the device sees a write whole or not at all. */
     private static final long MAX_JOINED_WRITE = 64L << 20;
     private static final int MAX_READ_COUNT = Integer.MAX_VALUE - 64;
 
@@ -308,19 +308,27 @@ final class DeviceFileSystem extends FuseStubFS {
 
     /**
      * The whole buffer of a write(2) FUSE splits, read from the caller at its first piece so the
-     * device sees it once and its errno reaches the caller; null when it is not split.
+     * device sees it once and its errno reaches the caller; null when it is not split. As the
+     * kernel's copy_from_user of the whole buffer, a fault anywhere in it is EFAULT; a write
+     * past the join limit is refused whole (ENOMEM, an allocation that fails), never cut short.
      */
-    private static byte[] wholeWrite(RequestCaller caller, int size) {
+    private static byte[] wholeWrite(RequestCaller caller, int size) throws Errno {
         BlockedSyscall syscall = BlockedSyscall.of(caller.tid());
-        if (syscall == null || !syscall.isWrite() || syscall.count() <= size || syscall.count() > MAX_JOINED_WRITE) {
+        if (syscall == null || !syscall.isWrite() || syscall.count() <= size) {
             return null;
+        }
+        if (syscall.count() > MAX_JOINED_WRITE) {
+            throw Errno.of(Errno.ENOMEM);
         }
         try {
             return ProcessMemory.read(caller.tid(), syscall.buffer(), (int) syscall.count());
         } catch (Errno e) {
+            if (e.code() == Errno.EFAULT) {
+                throw e;
+            }
             LOG.log(System.Logger.Level.WARNING, "{0}: cannot read a {1}-byte write whole (errno {2})",
                     caller, syscall.count(), e.code());
-            return null;
+            throw Errno.of(Errno.EIO);
         }
     }
 
@@ -355,6 +363,9 @@ final class DeviceFileSystem extends FuseStubFS {
             byte[] out = result.out() == null ? NOTHING : result.out();
             if ((direction & IOC_READ) != 0 && size > 0) {
                 copyOut(out, size, direction, data);
+                if (result.errno() != 0 && out.length > 0) {
+                    FuseLoop.errorCarriesData();
+                }
             }
             return result.errno() != 0 ? -errno(result.errno()) : result.value();
         } catch (Errno e) {
@@ -365,8 +376,8 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     /**
-     * The reply's out buffer is exactly {@code _IOC_SIZE} bytes and libfuse2 sends it also with a
-     * negative result, which the kernel copies out before returning the errno.
+     * The reply's out buffer is exactly {@code _IOC_SIZE} bytes; with a negative result it reaches
+     * the caller only when the device wrote it ({@link IoctlChannel}).
      */
     private static void copyOut(byte[] out, int size, int direction, Pointer data) {
         int length = Math.min(out.length, size);

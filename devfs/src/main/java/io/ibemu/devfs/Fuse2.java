@@ -54,6 +54,13 @@ final class Fuse2 {
         void fuse_session_process(long session, long buf, long length, long channel);
 
         @IgnoreError
+        int fuse_chan_fd(long channel);
+
+        /** struct fuse_chan *fuse_chan_new(struct fuse_chan_ops *op, int fd, size_t bufsize, void *data). */
+        @IgnoreError
+        long fuse_chan_new(long ops, int fd, long bufferSize, long data);
+
+        @IgnoreError
         int fuse_session_exited(long session);
 
         @IgnoreError

@@ -26,11 +26,17 @@ final class FuseLoop {
     /** How long every worker may be busy before a spare is started. */
     private static final long SPARE_DELAY_MS = 1;
     private static final int EINTR = 4;
+    /** fuse_in_header.opcode of FUSE_IOCTL (linux/fuse.h). */
+    private static final int FUSE_IOCTL = 39;
+    private static final int IN_HEADER_OPCODE = 4;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     private final String name;
     private final long session;
     private final long channel;
+    /** IOCTL requests are processed on this one, or on {@link #channel} if libfuse made none. */
+    private final long ioctlChannel;
+    private final IoctlChannel ioctls;
     private final int bufferSize;
     private int idle; // guarded by this
     private int workers; // guarded by this
@@ -43,6 +49,11 @@ final class FuseLoop {
         this.session = session;
         this.channel = channel;
         this.bufferSize = bufferSize;
+        this.ioctls = IoctlChannel.of(channel, bufferSize);
+        if (ioctls == null) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: no ioctl channel: failed ioctls will send their buffer", name);
+        }
+        this.ioctlChannel = ioctls == null ? channel : ioctls.channel;
     }
 
     /**
@@ -104,6 +115,8 @@ final class FuseLoop {
     private static final class Worker extends Thread {
         final FuseLoop loop;
         boolean busy; // guarded by loop
+        /** The current ioctl fails after writing its buffer: its reply keeps the data. Own thread only. */
+        boolean errorCarriesData;
 
         Worker(FuseLoop loop, String name) {
             super(name);
@@ -126,6 +139,23 @@ final class FuseLoop {
                 worker.loop.release(worker);
             }
         }
+    }
+
+    /** The calling worker's current ioctl reply, if it is an error, still carries its data. */
+    static void errorCarriesData() {
+        if (Thread.currentThread() instanceof Worker worker) {
+            worker.errorCarriesData = true;
+        }
+    }
+
+    /** Whether {@link #errorCarriesData()} was called for the reply being sent; resets it. */
+    static boolean takeErrorCarriesData() {
+        if (Thread.currentThread() instanceof Worker worker) {
+            boolean carries = worker.errorCarriesData;
+            worker.errorCarriesData = false;
+            return carries;
+        }
+        return false;
     }
 
     /** Caller holds the lock. */
@@ -164,7 +194,10 @@ final class FuseLoop {
                         notifyAll();
                     }
                 }
-                Fuse2.LIB.fuse_session_process(session, buffer, length, MEMORY.getAddress(channelCell));
+                long replies = MEMORY.getInt(buffer + IN_HEADER_OPCODE) == FUSE_IOCTL ? ioctlChannel
+                        : MEMORY.getAddress(channelCell);
+                worker.errorCarriesData = false;
+                Fuse2.LIB.fuse_session_process(session, buffer, length, replies);
                 synchronized (this) {
                     release(worker);
                     if (idle > MAX_IDLE) {

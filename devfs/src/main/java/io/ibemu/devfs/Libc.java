@@ -19,6 +19,9 @@ final class Libc {
         int open(String path, int flags);
 
         int close(int fd);
+
+        /** Takes the iovec array's address: a FUSE reply as libfuse built it. */
+        long writev(int fd, long iov, int count);
     }
 
     private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));

@@ -144,6 +144,25 @@ class DeviceDirectoryTest {
         LIBC.close(fd);
     }
 
+    /** The kernel leaves an ioctl's buffer alone when it fails; libfuse2 alone would send its out buffer. */
+    @Test
+    void ioctlErrorsLeaveTheCallersBufferAlone() {
+        int fd = open(Posix.O_RDWR);
+        byte[] pattern = new byte[64];
+        java.util.Arrays.fill(pattern, (byte) 0x5a);
+        for (int cmd : new int[] {Posix.ioc(2, 'x', 7, 64), Posix.ioc(3, 'x', 8, 64), Posix.ioc(2, 'q', 99, 16)}) {
+            Pointer arg = Posix.bytes(pattern);
+            assertEquals(-1, LIBC.ioctl(fd, cmd, arg));
+            assertEquals(Errno.ENOTTY, Posix.errno());
+            assertArrayEquals(pattern, Posix.get(arg, 0, 64), "cmd " + Integer.toHexString(cmd));
+        }
+        Pointer arg = Posix.bytes(pattern);
+        assertEquals(-1, LIBC.ioctl(fd, Posix.ioc(2, 'q', 7, 64), arg), "BROKEN as an _IOR: EIO");
+        assertEquals(Errno.EIO, Posix.errno());
+        assertArrayEquals(pattern, Posix.get(arg, 0, 64));
+        LIBC.close(fd);
+    }
+
     @Test
     void deviceReachesCallerMemory() {
         int fd = open(Posix.O_RDWR);
@@ -284,6 +303,45 @@ class DeviceDirectoryTest {
         assertArrayEquals(message, Posix.get(buf, 0, 300_000));
         assertEquals(List.of(count), device.readCounts);
         LIBC.close(fd);
+    }
+
+    /** copy_from_user of the whole buffer fails: EFAULT, never the count of the pieces FUSE got. */
+    @Test
+    void aWriteWhoseTailIsUnmappedFailsWithEfault() {
+        int fd = open(Posix.O_RDWR);
+        long length = 64 * 4096;
+        Pointer area = LIBC.mmap(null, length, Posix.PROT_READ_WRITE, Posix.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        assertTrue(area.address() != -1, "mmap errno " + Posix.errno());
+        try {
+            assertEquals(0, LIBC.munmap(area.slice(length - 4096), 4096));
+            Pointer buf = area;
+            buf.put(0, random((int) length - 4096), 0, (int) length - 4096);
+            assertEquals(-1, LIBC.write(fd, buf, length));
+            assertEquals(Errno.EFAULT, Posix.errno());
+            assertEquals(List.of(), device.writeSizes, "the device saw no piece of it");
+            assertEquals(length - 4096, LIBC.write(fd, buf, length - 4096), "the mapped part is fine");
+            assertEquals(List.of((int) length - 4096), device.writeSizes);
+        } finally {
+            LIBC.munmap(area, length - 4096);
+            LIBC.close(fd);
+        }
+    }
+
+    /** Past the join limit a write is refused whole (ENOMEM, as an allocation that fails), never short. */
+    @Test
+    void aWriteTooLargeToJoinFailsWhole() {
+        int fd = open(Posix.O_RDWR);
+        long length = (64L << 20) + 4096;
+        Pointer area = LIBC.mmap(null, length, Posix.PROT_READ_WRITE, Posix.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        assertTrue(area.address() != -1, "mmap errno " + Posix.errno());
+        try {
+            assertEquals(-1, LIBC.write(fd, area, length));
+            assertEquals(Errno.ENOMEM, Posix.errno());
+            assertEquals(List.of(), device.writeSizes);
+        } finally {
+            LIBC.munmap(area, length);
+            LIBC.close(fd);
+        }
     }
 
     @Test

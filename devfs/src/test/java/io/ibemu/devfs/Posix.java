@@ -30,6 +30,11 @@ final class Posix {
         int epoll_ctl(int epfd, int op, int fd, Pointer event);
 
         int epoll_wait(int epfd, Pointer events, int maxevents, int timeout);
+
+        Pointer mmap(Pointer addr, long length, int prot, int flags, int fd, long offset);
+
+        int munmap(Pointer addr, long length);
+
     }
 
     static final Libc LIBC = LibraryLoader.create(Libc.class).load("c");
@@ -44,6 +49,8 @@ final class Posix {
     static final int POLLOUT = 4;
     static final int EPOLLIN = 1;
     static final int EPOLL_CTL_ADD = 1;
+    static final int PROT_READ_WRITE = 3;
+    static final int MAP_PRIVATE_ANONYMOUS = 0x22;
 
     private Posix() {
     }

@@ -21,7 +21,7 @@ final class QueueDevice implements CharDevice {
     static final int FAIL = Posix.ioc(3, 'q', 4, 8);       // _IOWR: writes the bytes reversed, then EINVAL
     static final int TOUCH = Posix.ioc(1, 'q', 5, 16);     // _IOW {u64 addr, u32 len}: caller's bytes + 1
     static final int NOTHING = Posix.ioc(0, 'q', 6, 0);    // _IO: returns 7
-    static final int BROKEN = Posix.ioc(0, 'q', 7, 0);     // _IO: the device throws
+    static final int BROKEN = Posix.ioc(0, 'q', 7, 0);     // _IO (or any direction): the device throws
 
     private final ArrayDeque<byte[]> queue = new ArrayDeque<>(); // guarded by this
     private final List<PollWaiter> waiters = new ArrayList<>(); // guarded by this
@@ -133,7 +133,7 @@ final class QueueDevice implements CharDevice {
                 }
                 caller.writeMemory(address, bytes);
                 return IoctlResult.ok();
-            } else if (cmd == BROKEN) {
+            } else if ((cmd & 0xffff) == (BROKEN & 0xffff)) { // in any direction and size
                 throw new IllegalStateException("a device bug");
             } else if (cmd == NOTHING) {
                 return new IoctlResult(7, new byte[0], 0);

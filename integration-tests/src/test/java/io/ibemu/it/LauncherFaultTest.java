@@ -331,6 +331,35 @@ class LauncherFaultTest {
         assertFalse(skipped.stderr().contains("setup-deps:"), "IBEMU_NO_SETUP: setup-deps does not run: " + skipped);
     }
 
+    /** Issue 10: a non-root stop waited out 20 s and blamed the kernel. */
+    @Test
+    void stopAsAnotherUserIsPermissionDeniedAtOnce() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
+        assumeTrue(Command.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "--", "test", "-r", Ibemu.script().toString()).cwd(Path.of("/")).run().ok(),
+                "user nobody cannot read " + Ibemu.script() + " (a checkout under a private directory)");
+        fake("start", "--name", "roots").run().assertOk();
+        long pid = pidOf("roots");
+        long start = System.nanoTime();
+        Result r = Command.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        "--", Ibemu.script().toString(), "stop", "--name", "roots")
+                .env(Ibemu.launcherEnv()).env("IBEMU_STATE_DIR", states.toString())
+                .cwd(Path.of("/")).run().assertExit(1);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(r.stderr().contains("permission denied"), r.toString());
+        assertTrue(ms < 5000, "answered in " + ms + " ms");
+        assertTrue(alive(pid), "the daemon was left alone");
+    }
+
+    /** /var/run is a link to /run: the check is on the resolved path. */
+    @Test
+    void aStateDirectoryUnderRunThroughALinkIsRefused() {
+        assumeTrue(Files.isSymbolicLink(Path.of("/var/run")), "/var/run is not a link here");
+        Result r = Ibemu.launcher("status").env("IBEMU_STATE_DIR", "/var/run/ibemu-harden-test").run().assertExit(1);
+        assertTrue(r.stderr().contains("must not be under /dev, /sys, /run or /proc"), r.toString());
+        assertFalse(Files.exists(Path.of("/run/ibemu-harden-test")));
+    }
+
     @Test
     void notBeingRootIsExplained() throws IOException {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");

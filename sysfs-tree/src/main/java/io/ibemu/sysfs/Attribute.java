@@ -2,10 +2,12 @@ package io.ibemu.sysfs;
 
 import io.ibemu.devfs.Errno;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
-/** An attribute file: {@code show} formats the value, {@code store} takes a written one. */
+/**
+ * An attribute file: {@code show} formats the value, {@code store} takes a written one. Both
+ * are bytes, as in sysfs: text attributes are adapted by {@link SysDir}.
+ */
 final class Attribute extends Node {
 
     /** sysfs reports every attribute as one page, whatever its value's length. */
@@ -14,10 +16,10 @@ final class Attribute extends Node {
     private static final System.Logger LOG = System.getLogger(Attribute.class.getName());
 
     private final String name;
-    private final Supplier<String> show;
-    private final AttributeStore store;
+    private final Supplier<byte[]> show;
+    private final ByteStore store;
 
-    Attribute(long inode, String name, int permissions, Supplier<String> show, AttributeStore store) {
+    Attribute(long inode, String name, int permissions, Supplier<byte[]> show, ByteStore store) {
         super(inode, permissions);
         this.name = name;
         this.show = show;
@@ -39,7 +41,7 @@ final class Attribute extends Node {
         if (show == null) {
             throw Errno.of(Errno.EIO);
         }
-        String value;
+        byte[] value;
         try {
             value = show.get();
         } catch (RuntimeException | Error e) {
@@ -50,11 +52,11 @@ final class Attribute extends Node {
             LOG.log(Level.WARNING, "show of attribute " + name + " returned null");
             throw Errno.of(Errno.EIO);
         }
-        return value.getBytes(StandardCharsets.UTF_8);
+        return value;
     }
 
-    /** Passes written text to store; an unexpected exception is EIO, logged. */
-    void store(String value) throws Errno {
+    /** Passes the written bytes to store; an unexpected exception is EIO, logged. */
+    void store(byte[] value) throws Errno {
         if (store == null) {
             throw Errno.of(Errno.EIO);
         }

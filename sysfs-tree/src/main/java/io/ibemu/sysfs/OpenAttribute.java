@@ -26,7 +26,7 @@ final class OpenAttribute {
         return text;
     }
 
-    void store(String value) throws Errno {
+    void store(byte[] value) throws Errno {
         checkAttached();
         attribute.store(value);
     }

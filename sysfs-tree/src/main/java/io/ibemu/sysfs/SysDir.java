@@ -1,5 +1,6 @@
 package io.ibemu.sysfs;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -57,6 +58,17 @@ public final class SysDir extends Node {
      * read-only). Opening needs both the mode bit and the method, as sysfs. Replaces an entry.
      */
     public void attribute(String name, int mode, Supplier<String> show, AttributeStore store) {
+        bytesAttribute(name, mode, show == null ? null : () -> {
+            String text = show.get();
+            return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
+        }, store == null ? null : bytes -> store.store(new String(bytes, StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * An attribute whose value is bytes, shown and stored exactly (no character set between the
+     * caller and the model, as node_desc in the kernel). Either method may be null. Replaces an entry.
+     */
+    public void bytesAttribute(String name, int mode, Supplier<byte[]> show, ByteStore store) {
         checkName(name);
         put(name, new Attribute(inodes.incrementAndGet(), name, mode, show, store));
     }

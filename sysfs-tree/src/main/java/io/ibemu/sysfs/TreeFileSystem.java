@@ -158,7 +158,7 @@ final class TreeFileSystem extends FuseStubFS {
             }
             byte[] text = new byte[(int) size];
             buf.get(0, text, 0, text.length);
-            file.store(new String(text, StandardCharsets.UTF_8));
+            file.store(text);
             return text.length;
         });
     }

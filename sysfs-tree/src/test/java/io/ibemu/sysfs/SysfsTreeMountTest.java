@@ -179,6 +179,23 @@ class SysfsTreeMountTest {
         assertEquals(2, stored.size());
     }
 
+    /** node_desc written with a byte 0xFF read back as EF BF BD: attributes are bytes, not text. */
+    @Test
+    void bytesAttributeStoresAndShowsEveryByteExactly() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<byte[]> value = new java.util.concurrent.atomic.AtomicReference<>(
+                new byte[0]);
+        tree.root().bytesAttribute("raw", 0644, value::get, value::set);
+        byte[] written = {'a', (byte) 0xff, (byte) 0x80, 0, (byte) 0xc3, '\n'};
+        Files.write(mount.resolve("raw"), written);
+        assertArrayEquals(written, value.get());
+        assertArrayEquals(written, Files.readAllBytes(mount.resolve("raw")));
+        // a text attribute's store still sees what it was given, decoded
+        List<String> texts = new CopyOnWriteArrayList<>();
+        tree.root().attribute("text", () -> "x\n", texts::add);
+        Files.write(mount.resolve("text"), "h\u00e9\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(List.of("h\u00e9\n"), texts);
+    }
+
     @Test
     void writeOnlyAttributeRefusesReadsAndTakesWrites() throws Exception {
         List<String> stored = new CopyOnWriteArrayList<>();

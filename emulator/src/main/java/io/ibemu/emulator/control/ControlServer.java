@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
@@ -17,14 +18,23 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Serves {@link Console} on a Unix-domain stream socket: one request line in, the reply's lines
  * out, closed by a line {@code ok} or {@code error: <what to change>}. A connection may send many
- * requests, one after the other. One thread accepts; each connection is read on its own thread,
- * so a client that stalls holds up no one.
+ * requests, one after the other. One thread accepts; each connection is read on a thread of a
+ * pool of at most {@link #MAX_CONNECTIONS}, so a client that stalls holds up no one else. Past
+ * that many open connections a new one is answered {@code error: busy} and closed; a connection
+ * that has neither sent a request nor taken its reply for {@link #IDLE_TIMEOUT_MS} is closed,
+ * so idle clients cannot hold the pool. The accept loop outlives any error.
  */
 public final class ControlServer implements AutoCloseable {
     public static final String SOCKET = "control.sock";
@@ -32,25 +42,42 @@ public final class ControlServer implements AutoCloseable {
     public static final String ERROR = "error: ";
     /** A request is one line; longer ones are refused rather than buffered without end. */
     static final int MAX_LINE = 1 << 20;
+    /** Connections served at once; `ibemu ctl` opens one per call, scripts one for many. */
+    static final int MAX_CONNECTIONS = 16;
+    static final long IDLE_TIMEOUT_MS = 30_000;
+    /** After an unexpected error (no threads, no memory) the acceptor waits this long, then goes on. */
+    private static final long ACCEPT_RETRY_MS = 100;
 
     private final Console console;
     private final Path socket;
     private final ServerSocketChannel server;
-    private final ExecutorService connections;
+    private final ThreadPoolExecutor connections;
+    private final ScheduledExecutorService watchdog;
+    private final long idleTimeoutMs;
+    /** Open connections and when each last made progress (0 while a request runs). */
+    private final Map<SocketChannel, Long> lastActive = new ConcurrentHashMap<>();
     private final Thread acceptor;
     private volatile boolean closed;
 
-    private ControlServer(Console console, Path socket, ServerSocketChannel server) {
+    private ControlServer(Console console, Path socket, ServerSocketChannel server, int maxConnections,
+                          long idleTimeoutMs) {
         this.console = console;
         this.socket = socket;
         this.server = server;
-        this.connections = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "control-connection");
-            t.setDaemon(true);
-            return t;
-        });
-        this.acceptor = new Thread(this::accept, "control-accept");
-        this.acceptor.setDaemon(true);
+        this.idleTimeoutMs = idleTimeoutMs;
+        this.connections = new ThreadPoolExecutor(0, maxConnections, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> daemonThread(r, "control-connection"));
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> daemonThread(r, "control-idle"));
+        long period = Math.max(10, idleTimeoutMs / 4);
+        timer.scheduleWithFixedDelay(this::closeIdle, period, period, TimeUnit.MILLISECONDS);
+        this.watchdog = timer;
+        this.acceptor = daemonThread(this::accept, "control-accept");
+    }
+
+    private static Thread daemonThread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
     }
 
     /**
@@ -58,6 +85,11 @@ public final class ControlServer implements AutoCloseable {
      * temporary name and renamed once its mode is set, so no one connects before that.
      */
     public static ControlServer start(Console console, Path dir) throws IOException {
+        return start(console, dir, MAX_CONNECTIONS, IDLE_TIMEOUT_MS);
+    }
+
+    static ControlServer start(Console console, Path dir, int maxConnections, long idleTimeoutMs)
+            throws IOException {
         Path socket = dir.resolve(SOCKET);
         Path temporary = dir.resolve(SOCKET + ".new");
         Files.deleteIfExists(temporary);
@@ -77,7 +109,7 @@ public final class ControlServer implements AutoCloseable {
             Files.deleteIfExists(temporary);
             throw e;
         }
-        ControlServer s = new ControlServer(console, socket, server);
+        ControlServer s = new ControlServer(console, socket, server, maxConnections, idleTimeoutMs);
         s.acceptor.start();
         return s;
     }
@@ -90,13 +122,57 @@ public final class ControlServer implements AutoCloseable {
         while (!closed) {
             try {
                 SocketChannel c = server.accept();
-                connections.execute(() -> serve(c));
+                lastActive.put(c, System.nanoTime());
+                try {
+                    connections.execute(() -> serve(c));
+                } catch (RejectedExecutionException e) {
+                    refuse(c);
+                }
             } catch (ClosedChannelException e) {
                 return;
-            } catch (IOException e) {
-                if (!closed) {
-                    System.err.println("ibemu: control socket: " + e.getMessage());
+            } catch (Throwable t) {
+                // out of threads, memory or descriptors: later clients must still be accepted
+                if (closed) {
+                    return;
                 }
+                System.err.println("ibemu: control socket: " + t);
+                pause();
+            }
+        }
+    }
+
+    /** Past MAX_CONNECTIONS: one error line, written without blocking, and the connection closed. */
+    private void refuse(SocketChannel c) {
+        lastActive.remove(c);
+        try (c) {
+            c.configureBlocking(false);
+            c.write(ByteBuffer.wrap((ERROR + "busy: " + connections.getMaximumPoolSize()
+                    + " control connections open, try again\n").getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            // the client is gone already
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(ACCEPT_RETRY_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Closes connections idle past the timeout; closing unblocks their thread's read or write. */
+    private void closeIdle() {
+        long now = System.nanoTime();
+        for (Map.Entry<SocketChannel, Long> e : lastActive.entrySet()) {
+            long since = e.getValue();
+            if (since != 0 && now - since > TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs)) {
+                try {
+                    e.getKey().close();
+                } catch (IOException ignored) {
+                    // closed either way
+                }
+                lastActive.remove(e.getKey());
             }
         }
     }
@@ -108,11 +184,17 @@ public final class ControlServer implements AutoCloseable {
              OutputStream out = Channels.newOutputStream(channel)) {
             String line;
             while ((line = readLine(in)) != null) {
-                out.write(answer(line).getBytes(StandardCharsets.UTF_8));
+                lastActive.replace(channel, 0L);
+                String reply = answer(line);
+                lastActive.replace(channel, System.nanoTime());
+                out.write(reply.getBytes(StandardCharsets.UTF_8));
                 out.flush();
+                lastActive.replace(channel, System.nanoTime());
             }
         } catch (IOException e) {
-            // the client went away mid-reply: nothing to tell it
+            // the client went away mid-reply, or was idle too long: nothing to tell it
+        } finally {
+            lastActive.remove(channel);
         }
     }
 
@@ -168,6 +250,14 @@ public final class ControlServer implements AutoCloseable {
             // closing: nothing left to do with it
         }
         connections.shutdownNow();
+        watchdog.shutdownNow();
+        for (SocketChannel c : lastActive.keySet()) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
         try {
             Files.deleteIfExists(socket);
         } catch (IOException ignored) {

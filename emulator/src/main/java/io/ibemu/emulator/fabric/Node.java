@@ -16,7 +16,8 @@ import java.util.Optional;
 public final class Node {
     private final Fabric fabric;
     private final NodeSpec spec;
-    private volatile String description;
+    /** NodeDescription as bytes, at most 64: what the SMA sends and node_desc shows, byte for byte. */
+    private volatile byte[] description;
     /** Starts as the topology's; the control command can change it. */
     private volatile long guid;
     /** Indexed by port number; a CA's slot 0 is empty. */
@@ -66,14 +67,27 @@ public final class Node {
         return spec.systemImageGuid();
     }
 
+    /** The NodeDescription as text (UTF-8) for dumps and topology files. */
     public String description() {
-        return description;
+        return new String(description, StandardCharsets.UTF_8);
+    }
+
+    /** The NodeDescription's bytes exactly, as written (a copy). */
+    public byte[] descriptionBytes() {
+        return description.clone();
     }
 
     /** Sets the NodeDescription, cut to its 64 bytes as the kernel's node_desc is. */
     public void setDescription(String d) {
         synchronized (fabric.lock()) {
             description = truncate(d);
+        }
+    }
+
+    /** node_desc_store: any bytes, the first 64 kept as they are. */
+    public void setDescription(byte[] d) {
+        synchronized (fabric.lock()) {
+            description = java.util.Arrays.copyOf(d, Math.min(d.length, NodeDescription.MAX_BYTES));
         }
     }
 
@@ -181,13 +195,14 @@ public final class Node {
         fabric.fire(new PortEvent(port, PortEvent.Kind.LINK_STATE_CHANGE));
     }
 
-    private static String truncate(String d) {
+    /** Text is cut at a character boundary within 64 bytes. */
+    private static byte[] truncate(String d) {
         byte[] b = d.getBytes(StandardCharsets.UTF_8);
         if (b.length <= NodeDescription.MAX_BYTES) {
-            return d;
+            return b;
         }
         String s = new String(b, 0, NodeDescription.MAX_BYTES, StandardCharsets.UTF_8);
-        return s.endsWith("\uFFFD") ? s.substring(0, s.length() - 1) : s;
+        return (s.endsWith("\uFFFD") ? s.substring(0, s.length() - 1) : s).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

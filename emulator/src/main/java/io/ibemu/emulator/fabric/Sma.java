@@ -158,7 +158,7 @@ final class Sma {
         if (r.attributeModifier != 0) {
             return MadStatus.INVALID_FIELD;
         }
-        new NodeDescription(r.node.description()).encode(r.response, DATA);
+        NodeDescription.encode(r.node.descriptionBytes(), r.response, DATA);
         return MadStatus.SUCCESS;
     }
 

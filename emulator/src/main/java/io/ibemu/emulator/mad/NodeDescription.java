@@ -14,4 +14,11 @@ public record NodeDescription(String description) {
     public void encode(byte[] b, int offset) {
         CODEC.encode(this, b, offset);
     }
+
+    /** The 64 bytes from raw bytes (no character set): NUL padded, the rest cut. */
+    public static void encode(byte[] description, byte[] b, int offset) {
+        int n = Math.min(description.length, MAX_BYTES);
+        System.arraycopy(description, 0, b, offset, n);
+        java.util.Arrays.fill(b, offset + n, offset + MAX_BYTES, (byte) 0);
+    }
 }

@@ -1,6 +1,5 @@
 package io.ibemu.emulator.sysfs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
@@ -101,7 +100,7 @@ public final class InfinibandSysfs {
         dir.attribute("node_type", () -> SysfsFormat.nodeType(node.type().code()));
         dir.attribute("node_guid", () -> SysfsFormat.guid(node.guid()));
         dir.attribute("sys_image_guid", () -> SysfsFormat.guid(node.systemImageGuid()));
-        dir.attribute("node_desc", () -> SysfsFormat.line(node.description()), value -> storeNodeDescription(node, value));
+        dir.bytesAttribute("node_desc", 0644, () -> showNodeDescription(node), value -> storeNodeDescription(node, value));
         dir.attribute("fw_ver", () -> SysfsFormat.line(hca.identity().fwVersion()));
         dir.attribute("hca_type", () -> SysfsFormat.line(hca.identity().hcaType()));
         dir.attribute("hw_rev", () -> SysfsFormat.line(hca.identity().hwRevision()));
@@ -115,14 +114,26 @@ public final class InfinibandSysfs {
         }
     }
 
-    /** node_desc_store: what ib_modify_device(IB_DEVICE_MODIFY_NODE_DESC) does, 64 bytes at most. */
-    private void storeNodeDescription(Node node, String value) throws Errno {
-        String desc = value.endsWith("\n") ? value.substring(0, value.length() - 1) : value;
-        if (desc.length() > 64) {
-            desc = desc.substring(0, 64);
+    /** node_desc_show: "%.64s\n", the bytes up to the first NUL. */
+    private static byte[] showNodeDescription(Node node) {
+        byte[] desc = node.descriptionBytes();
+        int n = 0;
+        while (n < desc.length && desc[n] != 0) {
+            n++;
         }
+        byte[] shown = java.util.Arrays.copyOf(desc, n + 1);
+        shown[n] = '\n';
+        return shown;
+    }
+
+    /**
+     * node_desc_store: what ib_modify_device(IB_DEVICE_MODIFY_NODE_DESC) does, 64 bytes at most,
+     * taken as bytes (a byte 0xFF stays 0xFF). One trailing newline is dropped, as `echo` adds it.
+     */
+    private void storeNodeDescription(Node node, byte[] value) {
+        int n = value.length > 0 && value[value.length - 1] == '\n' ? value.length - 1 : value.length;
         synchronized (fabric.lock()) {
-            node.setDescription(desc);
+            node.setDescription(java.util.Arrays.copyOf(value, n));
         }
     }
 

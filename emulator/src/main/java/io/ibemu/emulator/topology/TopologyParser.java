@@ -3,6 +3,11 @@ package io.ibemu.emulator.topology;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,9 +70,12 @@ public final class TopologyParser {
     private static final Pattern OPTION = Pattern.compile("^([A-Za-z]+)=(\\S+)$");
     private static final Pattern BLANKS = Pattern.compile("\\s+");
 
+    /** An error message, with whatever it quotes from the file, is cut to this many characters. */
+    static final int MAX_MESSAGE = 200;
+
     private record Where(String source, int line, String chain) {
         TopologyException error(String message) {
-            return new TopologyException(source, line, message + chain);
+            return new TopologyException(source, line, clip(message) + chain);
         }
 
         @Override
@@ -137,13 +145,66 @@ public final class TopologyParser {
 
     public static Topology parse(Path file) throws IOException, TopologyException {
         Path dir = file.toAbsolutePath().getParent();
-        return new TopologyParser().run(file.toString(), Files.readAllLines(file), dir);
+        return new TopologyParser().run(file.toString(), lines(file.toString(), Files.readAllBytes(file)), dir);
     }
 
     /** Reads {@code reader}; an {@code include} is resolved against the working directory. */
     public static Topology parse(String sourceName, Reader reader) throws IOException, TopologyException {
-        List<String> lines = new BufferedReader(reader).lines().toList();
+        List<String> lines = new ArrayList<>(new BufferedReader(reader).lines().toList());
+        if (!lines.isEmpty() && lines.get(0).startsWith("\uFEFF")) {
+            lines.set(0, lines.get(0).substring(1));
+        }
         return new TopologyParser().run(sourceName, lines, Path.of("").toAbsolutePath());
+    }
+
+    /**
+     * A file's lines as UTF-8, a leading byte-order mark dropped; bytes that are not UTF-8
+     * (binary, Latin-1) are an error naming their line and column rather than the decoder's
+     * "Input length = 1".
+     */
+    static List<String> lines(String source, byte[] bytes) throws TopologyException {
+        int start = bytes.length >= 3 && (bytes[0] & 0xff) == 0xEF && (bytes[1] & 0xff) == 0xBB
+                && (bytes[2] & 0xff) == 0xBF ? 3 : 0;
+        List<String> lines = new ArrayList<>();
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        int from = start;
+        while (from < bytes.length) {
+            int end = from;
+            while (end < bytes.length && bytes[end] != '\n') {
+                end++;
+            }
+            int stop = end > from && bytes[end - 1] == '\r' ? end - 1 : end;
+            ByteBuffer line = ByteBuffer.wrap(bytes, from, stop - from);
+            try {
+                lines.add(decoder.decode(line).toString());
+            } catch (CharacterCodingException e) {
+                int column = line.position() - from + 1;
+                throw new TopologyException(source, lines.size() + 1, String.format(
+                        "not UTF-8 text: byte 0x%02X at column %d (a topology file is text)",
+                        bytes[line.position()] & 0xff, column));
+            }
+            from = end + 1;
+        }
+        return lines;
+    }
+
+    /** Quoted file text in a message: control characters shown as \xNN, the whole cut to MAX_MESSAGE. */
+    static String clip(String message) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < message.length() && b.length() < MAX_MESSAGE; i++) {
+            char c = message.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                b.append(String.format("\\x%02X", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        if (b.length() >= MAX_MESSAGE && message.length() > MAX_MESSAGE) {
+            b.setLength(MAX_MESSAGE);
+            b.append("... (").append(message.length()).append(" characters)");
+        }
+        return b.toString();
     }
 
     /** ibnetdiscover names every node "S-", "H-" or "R-" and its GUID; ibsim files name them freely. */
@@ -181,6 +242,11 @@ public final class TopologyParser {
             String t = lines.get(i).strip();
             if (t.isEmpty() || t.startsWith("#")) {
                 continue;
+            }
+            int nul = t.indexOf('\0');
+            if (nul >= 0) {
+                // names and descriptions end up in C strings (NodeDescription, ibnetdiscover's output)
+                throw where.error("a NUL character at column " + (lines.get(i).indexOf('\0') + 1) + " in '" + t + "'");
             }
             Matcher m;
             if ((m = NODE.matcher(t)).matches()) {
@@ -220,7 +286,7 @@ public final class TopologyParser {
         Path file = dir.resolve(name);
         List<String> lines;
         try {
-            lines = Files.readAllLines(file);
+            lines = lines(name, Files.readAllBytes(file));
         } catch (IOException e) {
             throw where.error("cannot read included file '" + name + "': " + e);
         }
@@ -396,8 +462,8 @@ public final class TopologyParser {
             throw where.error("ibsim port aliases (@...) are not supported, got '" + t + "'");
         }
         int peerPort = m.group(4) != null ? small(m.group(4)) : 1;
-        if (peerPort < 1) {
-            throw where.error("expected a peer port number from 1, got [" + m.group(4) + "]");
+        if (peerPort < 1 || peerPort > MAX_PORTS) {
+            throw where.error("expected a peer port number 1.." + MAX_PORTS + ", got [" + m.group(4) + "]");
         }
         Long peerGuid = m.group(5) != null ? hex(m.group(5), where) : null;
 

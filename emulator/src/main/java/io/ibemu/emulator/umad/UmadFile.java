@@ -36,6 +36,8 @@ import java.util.Map;
  */
 final class UmadFile implements DeviceFile, MadAgentClient {
     static final int MAX_AGENTS = 32;
+    /** MAX_UMAD_RECV_LIST_SIZE: past it, queue_packet drops new received MADs (not timeouts). */
+    static final int MAX_RECV_LIST_SIZE = 200_000;
     /** How often a blocked read looks whether its caller was signalled. */
     private static final long INTERRUPT_POLL_MS = 20;
 
@@ -192,7 +194,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
             if (!Mads.isResponse(message)) {
                 Mads.setTid(message, ((long) agent.hiTid() << 32) | (Mads.tid(message) & 0xffffffffL));
             }
-            UmadPacket packet = new UmadPacket(header, message, false);
+            UmadPacket packet = new UmadPacket.Sent(header, message);
             boolean userRmppSegment = !agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(message))
                     && Rmpp.active(message);
             synchronized (queueLock) {
@@ -283,9 +285,8 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         if (id < 0) {
             return;
         }
-        UmadHeader header = new UmadHeader(id, 0, 0, 0, headerSize() + mad.message().length, mad.srcQp(), 0,
-                mad.slid(), mad.sl(), mad.pathBits(), false, 0, 0, 0, new byte[16], 0, mad.pkeyIndex());
-        enqueue(new UmadPacket(header, mad.message(), true));
+        enqueue(UmadPacket.Received.of(id, headerSize(), mad.message(), mad.srcQp(), mad.slid(), mad.sl(),
+                mad.pathBits(), mad.pkeyIndex()));
     }
 
     /** send_handler: the send leaves the list; a timed-out request comes back to its sender. */
@@ -298,8 +299,8 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         if (status == SendStatus.RESPONSE_TIMEOUT) {
             int id = idOf(agent);
             if (id >= 0) {
-                enqueue(new UmadPacket(packet.header().withId(id).withStatus(Errno.ETIMEDOUT),
-                        Arrays.copyOf(packet.data(), Mads.HEADER), false));
+                enqueue(new UmadPacket.Sent(packet.header().withId(id).withStatus(Errno.ETIMEDOUT),
+                        Arrays.copyOf(packet.data(), Mads.HEADER)));
             }
         }
     }
@@ -316,6 +317,9 @@ final class UmadFile implements DeviceFile, MadAgentClient {
     private void enqueue(UmadPacket packet) {
         List<PollWaiter> toWake;
         synchronized (queueLock) {
+            if (packet.received() && receiveQueue.size() > MAX_RECV_LIST_SIZE) {
+                return;
+            }
             receiveQueue.addLast(packet);
             queueLock.notifyAll();
             toWake = new ArrayList<>(pollWaiters);

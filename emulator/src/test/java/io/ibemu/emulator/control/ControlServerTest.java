@@ -66,6 +66,57 @@ class ControlServerTest {
         assertTrue(gone.getMessage().contains("is the daemon running"), gone.getMessage());
     }
 
+    /** 3,000 idle connections once made 3,004 threads; now the pool is bounded and the rest refused. */
+    @Test
+    void idleConnectionsAreBoundedRefusedAndTimedOut() throws Exception {
+        Fabric fabric = Fabric.of(DefaultFabric.topology());
+        int max = 4;
+        try (ControlServer server = ControlServer.start(new Console(fabric, Set.of()), dir, max, 1500)) {
+            Path socket = dir.resolve("control.sock");
+            List<SocketChannel> idle = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < max; i++) {
+                    idle.add(connect(socket));
+                }
+                Thread.sleep(100);
+                for (int i = 0; i < 5; i++) {
+                    try (SocketChannel extra = connect(socket)) {
+                        String line = reader(extra).readLine();
+                        assertTrue(line != null && line.startsWith("error: busy"), line);
+                    }
+                }
+                assertTrue(connectionThreads() <= max, "threads: " + connectionThreads());
+                // the idle ones are closed by the server: their reads see the end
+                for (SocketChannel c : idle) {
+                    long start = System.nanoTime();
+                    assertEquals(null, reader(c).readLine());
+                    assertTrue(System.nanoTime() - start < 5_000_000_000L);
+                }
+            } finally {
+                for (SocketChannel c : idle) {
+                    c.close();
+                }
+            }
+            ControlClient.Reply after = ControlClient.send(dir, List.of("link", "cut", "local", "1"));
+            assertTrue(after.ok(), after.error());
+        }
+    }
+
+    private static SocketChannel connect(Path socket) throws IOException {
+        SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
+        c.connect(UnixDomainSocketAddress.of(socket));
+        return c;
+    }
+
+    private static BufferedReader reader(SocketChannel c) {
+        return new BufferedReader(new InputStreamReader(Channels.newInputStream(c), StandardCharsets.UTF_8));
+    }
+
+    private static long connectionThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().equals("control-connection")).count();
+    }
+
     @Test
     void aStateDirectoryTooDeepForASocketPathIsNamed() throws IOException {
         Path deep = Files.createDirectories(dir.resolve("d".repeat(100)));

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TopologyParserTest {
+    @TempDir
+    Path dir;
+
     private static Topology parse(String text) throws Exception {
         return TopologyParser.parse("net", new StringReader(text));
     }
@@ -453,6 +456,38 @@ class TopologyParserTest {
         assertEquals(0x1017, t.nodes().get(0).deviceId());
         assertEquals(0x1017, t.nodes().get(1).deviceId());
         fails("vendid=0x1000000\nHca 1 \"a\"\n", 1, "'0x1000000' does not fit in 24 bits");
+    }
+
+    private TopologyException failsOnBytes(byte[] bytes, int line, String expected) throws IOException {
+        Path file = dir.resolve("bad.net");
+        java.nio.file.Files.write(file, bytes);
+        TopologyException e = assertThrows(TopologyException.class, () -> TopologyParser.parse(file));
+        assertEquals(line, e.line(), e.getMessage());
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertTrue(e.getMessage().length() < 400, "one short line: " + e.getMessage().length());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        return e;
+    }
+
+    /** Issue 10's hostile inputs: each one short line with its line number and the token, cut. */
+    @Test
+    void hostileInputsGiveOneShortLineWithWhere() throws Exception {
+        byte[] latin1 = "Switch 8 \"s\"\n[1] \"caf\u00e9\"[1]\n".getBytes(StandardCharsets.ISO_8859_1);
+        failsOnBytes(latin1, 2, "not UTF-8 text: byte 0xE9 at column 9");
+        failsOnBytes(new byte[] {'#', '\n', 0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, (byte) 0x90, 0}, 2,
+                "not UTF-8 text: byte 0x90 at column 9");
+        byte[] huge = new byte[5_000_000];
+        java.util.Arrays.fill(huge, (byte) 'x');
+        TopologyException e = failsOnBytes(huge, 1, "expected a node line");
+        assertTrue(e.getMessage().contains("characters)"), e.getMessage());
+        failsOnBytes("Switch 8 \"s\"\n[1] \"a\"[99999999999]\nHca 1 \"a\"\n".getBytes(StandardCharsets.UTF_8), 2,
+                "got [99999999999]");
+        failsOnBytes("Hca 1 \"a\u0000b\"\n".getBytes(StandardCharsets.UTF_8), 1, "a NUL character at column 9");
+        failsOnBytes("Hca 1 \"a\" # \"x\u0000\"\n".getBytes(StandardCharsets.UTF_8), 1, "\\x00");
+        Path bom = dir.resolve("bom.net");
+        java.nio.file.Files.write(bom, ("\uFEFFHca 1 \"a\"\r\n").getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, TopologyParser.parse(bom).nodes().size());
+        assertEquals(1, parse("\uFEFFHca 1 \"a\"\n").nodes().size());
     }
 
     private static void fails(String text, int line, String expected) {

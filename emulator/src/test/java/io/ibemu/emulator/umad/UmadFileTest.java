@@ -208,6 +208,51 @@ class UmadFileTest {
         f.release();
     }
 
+    /** user_mad.c's queue_packet: past MAX_UMAD_RECV_LIST_SIZE, replies to an unread file are dropped. */
+    @Test
+    void anUnreadFileKeepsAtMostTheKernelsReceiveListAndLittleHeapPerReply() throws Errno {
+        UmadFile f = open();
+        int id = register(f, regReq(0, 0x81, 1));
+        int sent = UmadFile.MAX_RECV_LIST_SIZE + 10;
+        long before = usedHeap();
+        for (int i = 0; i < sent; i++) {
+            byte[] get = drGet(id, false, 0x0011, 0, i + 1);
+            assertEquals(get.length, f.write(TestCaller.INSTANCE, ByteBuffer.wrap(get), 0));
+        }
+        // 415 bytes a reply before the queue kept replies trimmed
+        long perReply = (usedHeap() - before) / (UmadFile.MAX_RECV_LIST_SIZE + 1);
+        assertTrue(perReply < 200, "bytes of heap per queued reply: " + perReply);
+        int read = 0;
+        long lastTid = 0;
+        while (true) {
+            ReadResult r;
+            try {
+                r = f.read(TestCaller.read(1024, true));
+            } catch (Errno e) {
+                assertEquals(Errno.EAGAIN, e.code());
+                break;
+            }
+            byte[] mad = Arrays.copyOfRange(r.data(), 56, r.data().length);
+            assertEquals(256, mad.length, "a trimmed reply is read back at its full length");
+            assertEquals(hca.guid(), ByteBuffer.wrap(mad, 64 + 12, 8).getLong());
+            lastTid = Mads.tid(mad) & 0xffffffffL;
+            read++;
+        }
+        assertEquals(UmadFile.MAX_RECV_LIST_SIZE + 1, read, "the kernel's check is 'size > limit'");
+        assertEquals(UmadFile.MAX_RECV_LIST_SIZE + 1, lastTid, "the newest replies were the ones dropped");
+        f.release();
+    }
+
+    private static long usedHeap() {
+        Runtime rt = Runtime.getRuntime();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            used = Math.min(used, rt.totalMemory() - rt.freeMemory());
+        }
+        return used;
+    }
+
     @Test
     void aRequestWithNoAnswerComesBackTimedOut() throws Exception {
         UmadFile f = open();
