@@ -23,6 +23,8 @@ import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.udev.Uevent;
+import io.ibemu.udev.Uevents;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * One running emulator: the fabric, its MAD layer, the device files and the sysfs tree, and the
@@ -57,6 +60,8 @@ final class Daemon implements AutoCloseable {
     private final List<UverbsDevice> verbs = new ArrayList<>();
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
+    /** Every uevent of the emulated devices: the initial adds, then those written to uevent files. */
+    private final Uevents uevents = new Uevents();
     private volatile ControlServer control;
     private volatile Supervisor supervisor;
     private volatile boolean closed;
@@ -96,7 +101,8 @@ final class Daemon implements AutoCloseable {
                 daemon.verbs.add(uverbs);
             }
             devices.mount(devDir);
-            new InfinibandSysfs(fabric, sysfs.root()).build(hcas);
+            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
+            infiniband.build(hcas);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -107,19 +113,42 @@ final class Daemon implements AutoCloseable {
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(hca.pciSlot()),
                         SYS_PCI_ROOT.resolve(hca.pciSlot()));
             }
-            Path udevData = Path.of("/run/udev");
-            if (Files.isDirectory(udevData)) {
-                MountNamespace.privateCopy(udevData);
+            for (String dir : new String[] {"bus/pci/drivers", "bus/pci/devices", "dev/char"}) {
+                graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
             }
+            // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
+            MountNamespace.privateCopy(Path.of("/run/udev"));
+            MountNamespace.privateCopy(Path.of("/dev/char"));
+            infiniband.announce();
             Set<Node> locals = new HashSet<>();
             hcas.forEach(h -> locals.add(h.node()));
-            daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts), o.state());
+            daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
+                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList()), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
             daemon.close();
             throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
+    private static void graftEntries(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            return;
+        }
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(from)) {
+            entries = list.sorted().toList();
+        }
+        for (Path entry : entries) {
+            Path target = to.resolve(entry.getFileName().toString());
+            if (Files.isSymbolicLink(entry)) {
+                MountNamespace.symlink(target, Files.readSymbolicLink(entry).toString());
+            } else {
+                MountNamespace.graft(entry, target);
+            }
         }
     }
 

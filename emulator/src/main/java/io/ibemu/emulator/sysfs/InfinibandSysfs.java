@@ -7,13 +7,23 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.sysfs.SysDir;
+import io.ibemu.udev.Kobject;
+import io.ibemu.udev.UeventAction;
+import io.ibemu.udev.UeventFile;
+import io.ibemu.udev.Uevents;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Lays the local HCAs out in a sysfs tree as the kernel does: class directories of symlinks
- * into /sys/devices, a PCI-like parent per HCA carrying the ids providers bind by, and live
- * attributes read from the fabric model at every open.
+ * into /sys/devices, a PCI function per HCA carrying the ids providers bind by and the driver
+ * udev rules match, each device with its {@code uevent} file and {@code subsystem} link, the
+ * bus and /sys/dev/char links udevadm resolves, and live attributes read from the fabric model
+ * at every open. The tree's root mirrors /sys: the daemon grafts its entries there.
  */
 public final class InfinibandSysfs {
     /** IB_UMAD_MAJOR; issm minors follow the umad ones at IB_UMAD_MAX_PORTS. */
@@ -23,15 +33,47 @@ public final class InfinibandSysfs {
     /** IB_USER_MAD_ABI_VERSION and IB_USER_VERBS_ABI_VERSION. */
     private static final int UMAD_ABI_VERSION = 5;
     private static final int VERBS_ABI_VERSION = 6;
-    /** PCI class 0x0c06: serial bus controller, InfiniBand. */
-    private static final int PCI_CLASS_INFINIBAND = 0x0c0600;
+    /** uverbs_devnode gives its nodes mode 0666, which dev_uevent reports as DEVMODE. */
+    private static final String UVERBS_DEVMODE = "0666";
 
     private final Fabric fabric;
     private final SysDir root;
+    private final Uevents uevents;
+    /** Every device in the order the kernel registers them, for the initial add events. */
+    private final List<Registered> registered = new ArrayList<>();
 
-    public InfinibandSysfs(Fabric fabric, SysDir root) {
+    private record Registered(Kobject device, boolean bound) {
+    }
+
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents) {
         this.fabric = fabric;
         this.root = root;
+        this.uevents = uevents;
+    }
+
+    /**
+     * Raises the uevents the kernel raised while the devices appeared (device_add's "add", and
+     * driver_bound's "bind" for the PCI function), once the tree is visible.
+     */
+    public void announce() {
+        for (Registered r : registered) {
+            uevents.raise(r.device(), UeventAction.ADD);
+            if (r.bound()) {
+                uevents.raise(r.device(), UeventAction.BIND);
+            }
+        }
+    }
+
+    /** The device's directory under /devices, e.g. "/devices/pci0000:00/0000:00:10.0". */
+    private static String pciDevpath(LocalHca hca) {
+        return "/devices/" + PCI_ROOT + "/" + hca.pciSlot();
+    }
+
+    /** A device directory: its uevent file, subsystem link, power group; registered for announce(). */
+    private void device(SysDir dir, Kobject device, String subsystemLink, boolean bound) {
+        UeventFile.add(dir, device, uevents);
+        dir.link("subsystem", subsystemLink);
+        registered.add(new Registered(device, bound));
     }
 
     public void build(List<LocalHca> hcas) {
@@ -52,6 +94,7 @@ public final class InfinibandSysfs {
     private void add(LocalHca hca) {
         SysDir pci = root.dir("devices").dir(PCI_ROOT).dir(hca.pciSlot());
         pciDevice(pci, hca);
+        root.dir("bus").dir("pci").dir("devices").link(hca.pciSlot(), "../../../devices/" + PCI_ROOT + "/" + hca.pciSlot());
         SysDir ib = pci.dir("infiniband").dir(hca.name());
         ibDevice(ib, hca);
         root.dir("class").dir("infiniband").link(hca.name(), devicePath(hca) + "/infiniband/" + hca.name());
@@ -60,32 +103,38 @@ public final class InfinibandSysfs {
             int umad = hca.umadIndex(p);
             charDevice(mad.dir("umad" + umad), hca, p, "umad" + umad, umad);
             charDevice(mad.dir("issm" + umad), hca, p, "issm" + umad, ISSM_MINOR_BASE + umad);
+            devChar(UMAD_MAJOR, umad, hca, "infiniband_mad/umad" + umad);
+            devChar(UMAD_MAJOR, ISSM_MINOR_BASE + umad, hca, "infiniband_mad/issm" + umad);
             SysDir madClass = root.dir("class").dir("infiniband_mad");
             madClass.link("umad" + umad, devicePath(hca) + "/infiniband_mad/umad" + umad);
             madClass.link("issm" + umad, devicePath(hca) + "/infiniband_mad/issm" + umad);
         }
         String uverbs = "uverbs" + hca.index();
         verbsDevice(pci.dir("infiniband_verbs").dir(uverbs), hca, uverbs);
+        devChar(UverbsDevice.MAJOR, UverbsDevice.BASE_MINOR + hca.index(), hca, "infiniband_verbs/" + uverbs);
         root.dir("class").dir("infiniband_verbs").link(uverbs, devicePath(hca) + "/infiniband_verbs/" + uverbs);
     }
 
+    /** /sys/dev/char/MAJOR:MINOR, the link udevadm and libudev resolve a device number by. */
+    private void devChar(int major, int minor, LocalHca hca, String under) {
+        root.dir("dev").dir("char").link(major + ":" + minor, "../.." + pciDevpath(hca) + "/" + under);
+    }
+
+    /** The PCI function and, when a driver binds its ids, /sys/bus/pci/drivers/DRIVER. */
     private void pciDevice(SysDir pci, LocalHca hca) {
         Node node = hca.node();
         int vendor = node.vendorId();
         int device = node.deviceId();
-        String modalias = String.format("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X%n", vendor, device, vendor,
-                device, PCI_CLASS_INFINIBAND >>> 16, (PCI_CLASS_INFINIBAND >>> 8) & 0xff, PCI_CLASS_INFINIBAND & 0xff);
-        pci.attribute("vendor", () -> String.format("0x%04x%n", vendor));
-        pci.attribute("device", () -> String.format("0x%04x%n", device));
-        pci.attribute("subsystem_vendor", () -> String.format("0x%04x%n", vendor));
-        pci.attribute("subsystem_device", () -> String.format("0x%04x%n", device));
-        pci.attribute("class", () -> String.format("0x%06x%n", PCI_CLASS_INFINIBAND));
-        pci.attribute("revision", () -> String.format("0x%02x%n", node.revision() & 0xff));
-        pci.attribute("numa_node", () -> "-1\n");
-        pci.attribute("modalias", () -> modalias);
-        pci.attribute("uevent", () -> String.format("PCI_CLASS=%X%nPCI_ID=%04X:%04X%nPCI_SUBSYS_ID=%04X:%04X%n"
-                        + "PCI_SLOT_NAME=%s%nMODALIAS=%s", PCI_CLASS_INFINIBAND, vendor, device, vendor, device,
-                hca.pciSlot(), modalias));
+        Optional<String> driver = PciDriver.of(vendor, device);
+        PciFunctionFiles.add(pci, vendor, device, node.revision());
+        Kobject function = new Kobject(pciDevpath(hca), "pci",
+                () -> PciFunctionFiles.ueventVariables(vendor, device, hca.pciSlot(), driver));
+        device(pci, function, "../../../bus/pci", driver.isPresent());
+        driver.ifPresent(name -> {
+            pci.link("driver", "../../../bus/pci/drivers/" + name);
+            root.dir("bus").dir("pci").dir("drivers").dir(name)
+                    .link(hca.pciSlot(), "../../../../devices/" + PCI_ROOT + "/" + hca.pciSlot());
+        });
     }
 
     private void ibDevice(SysDir dir, LocalHca hca) {
@@ -98,9 +147,11 @@ public final class InfinibandSysfs {
         dir.attribute("hca_type", () -> SysfsFormat.line(hca.identity().hcaType()));
         dir.attribute("hw_rev", () -> SysfsFormat.line(hca.identity().hwRevision()));
         dir.attribute("board_id", () -> SysfsFormat.line(hca.identity().boardId()));
-        dir.attribute("uevent", () -> "NAME=" + hca.name() + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband");
+        // ib_device_uevent: NAME only
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband/" + hca.name(), "infiniband",
+                () -> Map.of("NAME", hca.name())), "../../../../../class/infiniband", false);
+        PowerFiles.unsupported(dir);
         SysDir ports = dir.dir("ports");
         for (int p = 1; p <= node.portCount(); p++) {
             port(ports.dir(Integer.toString(p)), node.port(p));
@@ -149,17 +200,32 @@ public final class InfinibandSysfs {
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
         dir.attribute("abi_version", () -> SysfsFormat.line(UverbsDevice.DRIVER_ABI_VERSION));
         dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
-        dir.attribute("uevent", () -> "MAJOR=" + UverbsDevice.MAJOR + "\nMINOR=" + minor + "\nDEVNAME=infiniband/" + name + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband_verbs");
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",
+                () -> charDeviceVariables(UverbsDevice.MAJOR, minor, name, UVERBS_DEVMODE)),
+                "../../../../../class/infiniband_verbs", false);
+        PowerFiles.unsupported(dir);
     }
 
     private void charDevice(SysDir dir, LocalHca hca, int port, String name, int minor) {
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
         dir.attribute("port", () -> SysfsFormat.line(port));
         dir.attribute("dev", () -> UMAD_MAJOR + ":" + minor + "\n");
-        dir.attribute("uevent", () -> "MAJOR=" + UMAD_MAJOR + "\nMINOR=" + minor + "\nDEVNAME=infiniband/" + name + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband_mad");
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband_mad/" + name, "infiniband_mad",
+                () -> charDeviceVariables(UMAD_MAJOR, minor, name, null)), "../../../../../class/infiniband_mad", false);
+        PowerFiles.unsupported(dir);
+    }
+
+    /** dev_uevent for a device with a dev_t: MAJOR, MINOR, DEVNAME from the class's devnode, DEVMODE if it sets one. */
+    private static Map<String, String> charDeviceVariables(int major, int minor, String name, String mode) {
+        Map<String, String> vars = new LinkedHashMap<>();
+        vars.put("MAJOR", Integer.toString(major));
+        vars.put("MINOR", Integer.toString(minor));
+        vars.put("DEVNAME", "infiniband/" + name);
+        if (mode != null) {
+            vars.put("DEVMODE", mode);
+        }
+        return vars;
     }
 }
