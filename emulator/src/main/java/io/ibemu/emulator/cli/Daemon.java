@@ -110,8 +110,9 @@ final class Daemon implements AutoCloseable {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
             for (LocalHca hca : hcas) {
-                MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(hca.pciSlot()),
-                        SYS_PCI_ROOT.resolve(hca.pciSlot()));
+                String port = InfinibandSysfs.rootPort(hca.pciSlot());
+                MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
+                        SYS_PCI_ROOT.resolve(port));
             }
             for (String dir : new String[] {"bus/pci/drivers", "bus/pci/devices", "dev/char"}) {
                 graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
@@ -146,6 +147,8 @@ final class Daemon implements AutoCloseable {
             Path target = to.resolve(entry.getFileName().toString());
             if (Files.isSymbolicLink(entry)) {
                 MountNamespace.symlink(target, Files.readSymbolicLink(entry).toString());
+            } else if (Files.isDirectory(target)) {
+                graftEntries(entry, target); // a driver the host has too: add ours beside its devices
             } else {
                 MountNamespace.graft(entry, target);
             }
@@ -223,7 +226,8 @@ final class Daemon implements AutoCloseable {
                     }
                 }
             }
-            while (Files.exists(SYS_PCI_ROOT.resolve(pciSlot(slot)))) {
+            while (Files.exists(SYS_PCI_ROOT.resolve(InfinibandSysfs.rootPort(pciSlot(slot))))
+                    || Files.exists(Path.of("/sys/class/pci_bus", String.format("0000:%02x", slot)))) {
                 slot++;
             }
             for (LocalHca other : hcas) {
@@ -238,8 +242,9 @@ final class Daemon implements AutoCloseable {
         return hcas;
     }
 
-    private static String pciSlot(int device) {
-        return String.format("0000:00:%02x.0", device);
+    /** The HCA's function on bus {@code bus}, behind root port 0000:00:{@code bus}.0. */
+    private static String pciSlot(int bus) {
+        return String.format("0000:%02x:00.0", bus);
     }
 
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */

@@ -33,6 +33,14 @@ public final class InfinibandSysfs {
     /** IB_USER_MAD_ABI_VERSION and IB_USER_VERBS_ABI_VERSION. */
     private static final int UMAD_ABI_VERSION = 5;
     private static final int VERBS_ABI_VERSION = 6;
+    /** Relative paths to /sys from a root port, an HCA's function, and a device below it. */
+    private static final String FROM_ROOT_PORT = "../../../";
+    private static final String FROM_FUNCTION = "../../../../";
+    private static final String FROM_CLASS_DEVICE = "../../../../../../";
+    /** An Intel Xeon E5 PCIe root port (8086:3c08), as QLE7340s sat behind; portdrv binds it. */
+    private static final int ROOT_PORT_VENDOR = 0x8086;
+    private static final int ROOT_PORT_DEVICE = 0x3c08;
+    private static final String PCIEPORT = "pcieport";
     /** uverbs_devnode gives its nodes mode 0666, which dev_uevent reports as DEVMODE. */
     private static final String UVERBS_DEVMODE = "0666";
 
@@ -66,7 +74,23 @@ public final class InfinibandSysfs {
 
     /** The device's directory under /devices, e.g. "/devices/pci0000:00/0000:00:10.0". */
     private static String pciDevpath(LocalHca hca) {
-        return "/devices/" + PCI_ROOT + "/" + hca.pciSlot();
+        return "/devices/" + functionPath(hca);
+    }
+
+    /** Below /sys/devices: the root port, then the HCA's function on the bus behind it. */
+    private static String functionPath(LocalHca hca) {
+        return PCI_ROOT + "/" + rootPort(hca.pciSlot()) + "/" + hca.pciSlot();
+    }
+
+    /**
+     * The PCIe root port an add-in HCA sits behind, as on a real server: function
+     * "0000:BB:00.0" hangs from port "0000:00:BB.0", whose secondary bus is BB.
+     */
+    public static String rootPort(String pciSlot) {
+        if (!pciSlot.matches("0000:\\p{XDigit}{2}:00\\.0")) {
+            throw new IllegalArgumentException("an HCA's slot is 0000:BB:00.0: " + pciSlot);
+        }
+        return "0000:00:" + pciSlot.substring(5, 7) + ".0";
     }
 
     /** A device directory: its uevent file, subsystem link, power group; registered for announce(). */
@@ -88,13 +112,15 @@ public final class InfinibandSysfs {
 
     /** The device path relative to /sys/class/X/ entries. */
     private static String devicePath(LocalHca hca) {
-        return "../../devices/" + PCI_ROOT + "/" + hca.pciSlot();
+        return "../../devices/" + functionPath(hca);
     }
 
     private void add(LocalHca hca) {
-        SysDir pci = root.dir("devices").dir(PCI_ROOT).dir(hca.pciSlot());
+        SysDir port = root.dir("devices").dir(PCI_ROOT).dir(rootPort(hca.pciSlot()));
+        rootPortDevice(port, hca);
+        SysDir pci = port.dir(hca.pciSlot());
         pciDevice(pci, hca);
-        root.dir("bus").dir("pci").dir("devices").link(hca.pciSlot(), "../../../devices/" + PCI_ROOT + "/" + hca.pciSlot());
+        root.dir("bus").dir("pci").dir("devices").link(hca.pciSlot(), "../../../devices/" + functionPath(hca));
         SysDir ib = pci.dir("infiniband").dir(hca.name());
         ibDevice(ib, hca);
         root.dir("class").dir("infiniband").link(hca.name(), devicePath(hca) + "/infiniband/" + hca.name());
@@ -117,7 +143,7 @@ public final class InfinibandSysfs {
 
     /** /sys/dev/char/MAJOR:MINOR, the link udevadm and libudev resolve a device number by. */
     private void devChar(int major, int minor, LocalHca hca, String under) {
-        root.dir("dev").dir("char").link(major + ":" + minor, "../.." + pciDevpath(hca) + "/" + under);
+        root.dir("dev").dir("char").link(major + ":" + minor, "../../devices/" + functionPath(hca) + "/" + under);
     }
 
     /** The PCI function and, when a driver binds its ids, /sys/bus/pci/drivers/DRIVER. */
@@ -126,15 +152,32 @@ public final class InfinibandSysfs {
         int vendor = node.vendorId();
         int device = node.deviceId();
         Optional<String> driver = PciDriver.of(vendor, device);
-        PciFunctionFiles.add(pci, vendor, device, node.revision());
-        Kobject function = new Kobject(pciDevpath(hca), "pci",
-                () -> PciFunctionFiles.ueventVariables(vendor, device, hca.pciSlot(), driver));
-        device(pci, function, "../../../bus/pci", driver.isPresent());
-        driver.ifPresent(name -> {
-            pci.link("driver", "../../../bus/pci/drivers/" + name);
-            root.dir("bus").dir("pci").dir("drivers").dir(name)
-                    .link(hca.pciSlot(), "../../../../devices/" + PCI_ROOT + "/" + hca.pciSlot());
-        });
+        PciFunctionFiles.add(pci, vendor, device, node.revision(), PciFunctionFiles.PCI_CLASS_INFINIBAND);
+        Kobject function = new Kobject(pciDevpath(hca), "pci", () -> PciFunctionFiles.ueventVariables(vendor, device,
+                PciFunctionFiles.PCI_CLASS_INFINIBAND, hca.pciSlot(), driver));
+        device(pci, function, FROM_FUNCTION + "bus/pci", driver.isPresent());
+        driver.ifPresent(name -> bind(pci, FROM_FUNCTION, hca.pciSlot(), "../../../../devices/" + functionPath(hca), name));
+    }
+
+    /** The root port: a PCI-to-PCI bridge bound to pcieport, its secondary bus the HCA's. */
+    private void rootPortDevice(SysDir port, LocalHca hca) {
+        String name = rootPort(hca.pciSlot());
+        int bus = Integer.parseInt(hca.pciSlot().substring(5, 7), 16);
+        PciFunctionFiles.add(port, ROOT_PORT_VENDOR, ROOT_PORT_DEVICE, 0x07, PciFunctionFiles.PCI_CLASS_ROOT_PORT);
+        port.attribute("secondary_bus_number", () -> bus + "\n");
+        port.attribute("subordinate_bus_number", () -> bus + "\n");
+        Optional<String> driver = Optional.of(PCIEPORT);
+        Kobject device = new Kobject("/devices/" + PCI_ROOT + "/" + name, "pci", () -> PciFunctionFiles.ueventVariables(
+                ROOT_PORT_VENDOR, ROOT_PORT_DEVICE, PciFunctionFiles.PCI_CLASS_ROOT_PORT, name, driver));
+        device(port, device, FROM_ROOT_PORT + "bus/pci", true);
+        root.dir("bus").dir("pci").dir("devices").link(name, "../../../devices/" + PCI_ROOT + "/" + name);
+        bind(port, FROM_ROOT_PORT, name, "../../../../devices/" + PCI_ROOT + "/" + name, PCIEPORT);
+    }
+
+    /** The driver link of a bound function and its entry in /sys/bus/pci/drivers/DRIVER. */
+    private void bind(SysDir function, String toSys, String name, String fromDriverDir, String driver) {
+        function.link("driver", toSys + "bus/pci/drivers/" + driver);
+        root.dir("bus").dir("pci").dir("drivers").dir(driver).link(name, fromDriverDir);
     }
 
     private void ibDevice(SysDir dir, LocalHca hca) {
@@ -150,7 +193,7 @@ public final class InfinibandSysfs {
         dir.link("device", "../../../" + hca.pciSlot());
         // ib_device_uevent: NAME only
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband/" + hca.name(), "infiniband",
-                () -> Map.of("NAME", hca.name())), "../../../../../class/infiniband", false);
+                () -> Map.of("NAME", hca.name())), FROM_CLASS_DEVICE + "class/infiniband", false);
         PowerFiles.unsupported(dir);
         SysDir ports = dir.dir("ports");
         for (int p = 1; p <= node.portCount(); p++) {
@@ -203,7 +246,7 @@ public final class InfinibandSysfs {
         dir.link("device", "../../../" + hca.pciSlot());
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",
                 () -> charDeviceVariables(UverbsDevice.MAJOR, minor, name, UVERBS_DEVMODE)),
-                "../../../../../class/infiniband_verbs", false);
+                FROM_CLASS_DEVICE + "class/infiniband_verbs", false);
         PowerFiles.unsupported(dir);
     }
 
@@ -213,7 +256,7 @@ public final class InfinibandSysfs {
         dir.attribute("dev", () -> UMAD_MAJOR + ":" + minor + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband_mad/" + name, "infiniband_mad",
-                () -> charDeviceVariables(UMAD_MAJOR, minor, name, null)), "../../../../../class/infiniband_mad", false);
+                () -> charDeviceVariables(UMAD_MAJOR, minor, name, null)), FROM_CLASS_DEVICE + "class/infiniband_mad", false);
         PowerFiles.unsupported(dir);
     }
 

@@ -17,36 +17,38 @@ final class PciFunctionFiles {
 
     /** PCI class 0x0c06: serial bus controller, InfiniBand. */
     static final int PCI_CLASS_INFINIBAND = 0x0c0600;
+    /** PCI class 0x0604: PCI-to-PCI bridge (a PCIe root port). */
+    static final int PCI_CLASS_ROOT_PORT = 0x060400;
     private static final Path CPUS_ONLINE = Path.of("/sys/devices/system/cpu/online");
 
     private PciFunctionFiles() {
     }
 
-    static String modalias(int vendor, int device) {
+    static String modalias(int vendor, int device, int pciClass) {
         return String.format("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X", vendor, device, vendor, device,
-                PCI_CLASS_INFINIBAND >>> 16, (PCI_CLASS_INFINIBAND >>> 8) & 0xff, PCI_CLASS_INFINIBAND & 0xff);
+                pciClass >>> 16, (pciClass >>> 8) & 0xff, pciClass & 0xff);
     }
 
     /** dev_uevent's DRIVER when bound, then pci_uevent's variables. */
-    static Map<String, String> ueventVariables(int vendor, int device, String slot, Optional<String> driver) {
+    static Map<String, String> ueventVariables(int vendor, int device, int pciClass, String slot, Optional<String> driver) {
         Map<String, String> vars = new LinkedHashMap<>();
         driver.ifPresent(d -> vars.put("DRIVER", d));
-        vars.put("PCI_CLASS", String.format("%X", PCI_CLASS_INFINIBAND));
+        vars.put("PCI_CLASS", String.format("%X", pciClass));
         vars.put("PCI_ID", String.format("%04X:%04X", vendor, device));
         vars.put("PCI_SUBSYS_ID", String.format("%04X:%04X", vendor, device));
         vars.put("PCI_SLOT_NAME", slot);
-        vars.put("MODALIAS", modalias(vendor, device));
+        vars.put("MODALIAS", modalias(vendor, device, pciClass));
         return vars;
     }
 
-    static void add(SysDir pci, int vendor, int device, int revision) {
+    static void add(SysDir pci, int vendor, int device, int revision, int pciClass) {
         pci.attribute("vendor", () -> String.format("0x%04x%n", vendor));
         pci.attribute("device", () -> String.format("0x%04x%n", device));
         pci.attribute("subsystem_vendor", () -> String.format("0x%04x%n", vendor));
         pci.attribute("subsystem_device", () -> String.format("0x%04x%n", device));
-        pci.attribute("class", () -> String.format("0x%06x%n", PCI_CLASS_INFINIBAND));
+        pci.attribute("class", () -> String.format("0x%06x%n", pciClass));
         pci.attribute("revision", () -> String.format("0x%02x%n", revision & 0xff));
-        pci.attribute("modalias", () -> modalias(vendor, device) + "\n");
+        pci.attribute("modalias", () -> modalias(vendor, device, pciClass) + "\n");
         pci.attribute("numa_node", () -> "-1\n");
         pci.attribute("enable", () -> "1\n");
         pci.attribute("irq", () -> "16\n");
