@@ -203,6 +203,23 @@ class UdevInfoTest {
     }
 
     @Test
+    void udevadmTriggerOnOurSubsystemsRaisesAChangeForEachDevice() {
+        int before = events().size();
+        ib.exec("udevadm", "trigger", "--action=change", "--subsystem-match=infiniband_mad",
+                "--subsystem-match=infiniband_verbs").assertOk();
+        List<String> raised = events().subList(before, events().size());
+        Set<String> devices = new TreeSet<>();
+        for (String e : raised) {
+            assertTrue(e.startsWith("ACTION=change ") && e.contains(" SYNTH_UUID=0 "), e);
+            Matcher m = Pattern.compile("DEVPATH=\\S+/(\\w+) ").matcher(e);
+            assertTrue(m.find(), e);
+            devices.add(m.group(1));
+        }
+        assertEquals(Set.of("umad0", "umad1", "issm0", "issm1", "uverbs0"), devices);
+        assertEquals(5, raised.size(), raised.toString());
+    }
+
+    @Test
     void theInitialAddEventsComeInRegistrationOrder() {
         List<String> devices = new ArrayList<>();
         for (String e : events()) {
