@@ -3,9 +3,16 @@ package io.ibemu.devfs;
 /**
  * A character device shown as a real device node ({@code mknod}) with its major:minor and mode,
  * owned by root, and served to programs under the launcher's supervisor (seccomp user
- * notification): their open, fstat and write of it reach {@link #device()}.
+ * notification): their open of it reaches {@link #device()}. With {@code supervisedIo}, so do
+ * fstat and write of the descriptor (it lands in the supervisor's reserved range); without,
+ * the caller gets a plain FUSE file at its lowest free descriptor and everything after the
+ * open goes through FUSE, as before the node existed.
  */
-public record DeviceNode(String name, int major, int minor, int mode, CharDevice device) {
+public record DeviceNode(String name, int major, int minor, int mode, CharDevice device, boolean supervisedIo) {
+
+    public DeviceNode(String name, int major, int minor, int mode, CharDevice device) {
+        this(name, major, minor, mode, device, true);
+    }
 
     /** The node's {@code st_rdev} as glibc's {@code makedev} encodes it. */
     public long rdev() {

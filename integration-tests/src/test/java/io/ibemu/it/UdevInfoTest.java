@@ -73,10 +73,9 @@ class UdevInfoTest {
         REAL_QIB.put("/dev/infiniband/uverbs0", List.of(
                 new Level("uverbs0", "infiniband_verbs", "", with(CLASS_POWER, "ibdev", "ibemu0", "abi_version", "1"), true),
                 HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
-        // umad and issm are FUSE files, not char nodes, to stat: udevadm is given their sysfs path or /dev/char link
-        REAL_QIB.put("/sys/class/infiniband_mad/umad0", List.of(
+        REAL_QIB.put("/dev/infiniband/umad0", List.of(
                 new Level("umad0", "infiniband_mad", "", MAD_ATTRS, true), HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
-        REAL_QIB.put("/dev/char/231:64", List.of(
+        REAL_QIB.put("/dev/infiniband/issm0", List.of(
                 new Level("issm0", "infiniband_mad", "", MAD_ATTRS, true), HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
         REAL_QIB.put("/sys/class/infiniband/ibemu0", List.of(
                 new Level("ibemu0", "infiniband", "", with(CLASS_POWER, "node_type", "1: CA",
@@ -121,6 +120,24 @@ class UdevInfoTest {
     }
 
     @Test
+    void devicesAreFoundByNodeSysfsPathAndDevCharAlike() {
+        for (String[] same : new String[][] {
+                {"/dev/infiniband/umad1", "/sys/class/infiniband_mad/umad1", "/dev/char/231:1"},
+                {"/dev/infiniband/issm1", "/sys/class/infiniband_mad/issm1", "/dev/char/231:65"},
+                {"/dev/infiniband/uverbs0", "/sys/class/infiniband_verbs/uverbs0", "/dev/char/231:192"}}) {
+            List<String> paths = new ArrayList<>();
+            for (String arg : same) {
+                paths.add(ib.exec("udevadm", "info", "--query=path", arg).assertOk().out());
+            }
+            assertEquals(1, new TreeSet<>(paths).size(), List.of(same) + " -> " + paths);
+            assertTrue(paths.get(0).endsWith("/" + same[1].substring(same[1].lastIndexOf('/') + 1)), paths.toString());
+        }
+        assertEquals("character special file 231:0 231:64",
+                ib.exec("stat", "-c", "%F %Hr:%Lr", "/dev/infiniband/umad0").assertOk().out() + " "
+                + ib.exec("stat", "-c", "%Hr:%Lr", "/dev/infiniband/issm0").assertOk().out());
+    }
+
+    @Test
     void theInfinibandDeviceHasEveryPortsAttributes() {
         Shown ibdev = parse(ib.exec("udevadm", "info", "-a", "/sys/class/infiniband/ibemu0").assertOk().stdout()).get(0);
         for (String port : new String[] {"1", "2"}) {
@@ -140,7 +157,7 @@ class UdevInfoTest {
         assertTrue(ibdev.getOrDefault("ID_MODEL_FROM_DATABASE", "").contains("IBA7322"), "hwdb by modalias: " + ibdev);
         assertEquals("ibemu0", ibdev.get("NAME"));
 
-        Map<String, String> umad = testProperties("/sys/class/infiniband_mad/umad0");
+        Map<String, String> umad = testProperties("/dev/infiniband/umad0");
         assertEquals("/sys/subsystem/rdma/devices/ibemu0:1/umad", umad.get("SYSTEMD_ALIAS"), "90-rdma-umad.rules: " + umad);
         assertTrue(umad.getOrDefault("TAGS", "").contains(":systemd:"), umad.toString());
         assertEquals("/dev/infiniband/umad0", umad.get("DEVNAME"));

@@ -227,12 +227,17 @@ final class Listener {
         int local;
         try {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
-            local = supervisor.openFile(node, file, openFlags);
+            local = supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
         } catch (Errno e) {
             fail(n, e.code());
             return;
         }
         try {
+            if (!node.supervisedIo()) {
+                // get_unused_fd_flags: the lowest free number; the FUSE file serves all that follows
+                addFd(n.id(), local, 0, Syscalls.ADDFD_SEND, openFlags & Syscalls.O_CLOEXEC);
+                return;
+            }
             int target = lowestFree(n.tid());
             if (target < 0) {
                 fail(n, Errno.EMFILE);
