@@ -75,7 +75,8 @@ class UdevInfoTest {
                 HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
         REAL_QIB.put("/dev/infiniband/umad0", List.of(
                 new Level("umad0", "infiniband_mad", "", MAD_ATTRS, true), HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
-        REAL_QIB.put("/dev/infiniband/issm0", List.of(
+        // issm is a FUSE file, not a node (decisions.md): udevadm is given its /dev/char link
+        REAL_QIB.put("/dev/char/231:64", List.of(
                 new Level("issm0", "infiniband_mad", "", MAD_ATTRS, true), HCA_FUNCTION, ROOT_PORT_LEVEL, PCI_ROOT));
         REAL_QIB.put("/sys/class/infiniband/ibemu0", List.of(
                 new Level("ibemu0", "infiniband", "", with(CLASS_POWER, "node_type", "1: CA",
@@ -123,7 +124,7 @@ class UdevInfoTest {
     void devicesAreFoundByNodeSysfsPathAndDevCharAlike() {
         for (String[] same : new String[][] {
                 {"/dev/infiniband/umad1", "/sys/class/infiniband_mad/umad1", "/dev/char/231:1"},
-                {"/dev/infiniband/issm1", "/sys/class/infiniband_mad/issm1", "/dev/char/231:65"},
+                {"/sys/class/infiniband_mad/issm1", "/sys/class/infiniband_mad/issm1", "/dev/char/231:65"},
                 {"/dev/infiniband/uverbs0", "/sys/class/infiniband_verbs/uverbs0", "/dev/char/231:192"}}) {
             List<String> paths = new ArrayList<>();
             for (String arg : same) {
@@ -132,9 +133,8 @@ class UdevInfoTest {
             assertEquals(1, new TreeSet<>(paths).size(), List.of(same) + " -> " + paths);
             assertTrue(paths.get(0).endsWith("/" + same[1].substring(same[1].lastIndexOf('/') + 1)), paths.toString());
         }
-        assertEquals("character special file 231:0 231:64",
-                ib.exec("stat", "-c", "%F %Hr:%Lr", "/dev/infiniband/umad0").assertOk().out() + " "
-                + ib.exec("stat", "-c", "%Hr:%Lr", "/dev/infiniband/issm0").assertOk().out());
+        assertEquals("character special file 231:0",
+                ib.exec("stat", "-c", "%F %Hr:%Lr", "/dev/infiniband/umad0").assertOk().out());
     }
 
     @Test

@@ -91,11 +91,11 @@ final class Daemon implements AutoCloseable {
             for (LocalHca hca : hcas) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
-                    // real nodes (udevadm and libudev stat them), opened through the supervisor, used over FUSE
+                    // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
                     devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600,
                             new UmadDevice(layer, hca.port(p)), false);
-                    devices.addCharDevice("issm" + index, InfinibandSysfs.UMAD_MAJOR, InfinibandSysfs.ISSM_MINOR_BASE + index,
-                            0600, new IssmDevice(fabric, hca.port(p)), false);
+                    // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
+                    devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
                 }
             }
             for (LocalHca hca : hcas) {
