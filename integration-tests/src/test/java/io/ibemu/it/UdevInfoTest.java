@@ -137,6 +137,23 @@ class UdevInfoTest {
                 ib.exec("stat", "-c", "%F %Hr:%Lr", "/dev/infiniband/umad0").assertOk().out());
     }
 
+    /** What udev's MODE/GROUP do to a node (chmod, chgrp) decides who opens it, as for a kernel node. */
+    @Test
+    void theNodesModeAndGroupDecideWhoOpensIt() {
+        String asNobody = "setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '\n"
+                + "import os, sys\n"
+                + "try:\n    os.close(os.open(sys.argv[1], os.O_RDWR)); print(\"ok\")\n"
+                + "except OSError as e:\n    print(e.errno)' ";
+        String umad = "/dev/infiniband/umad1";
+        Result r = ib.sh(String.join("; ",
+                asNobody + umad,
+                "chmod 0666 " + umad, asNobody + umad,
+                "chmod 0660 " + umad, asNobody + umad,
+                "chgrp 65534 " + umad, asNobody + umad,
+                "chgrp 0 " + umad, "chmod 0600 " + umad)).assertOk();
+        assertEquals(List.of("13", "ok", "13", "ok"), r.lines(), "EACCES unless the node's mode lets nobody/nogroup in");
+    }
+
     @Test
     void theInfinibandDeviceHasEveryPortsAttributes() {
         Shown ibdev = parse(ib.exec("udevadm", "info", "-a", "/sys/class/infiniband/ibemu0").assertOk().stdout()).get(0);

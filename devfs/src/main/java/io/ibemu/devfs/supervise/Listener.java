@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -214,12 +216,24 @@ final class Listener {
             return; // what was read may be stale; the kernel dropped the call
         }
         int openFlags = (int) flags;
-        if (!node.permits(credentials(n.tid()), openFlags)) {
+        if (!permitted(node, credentials(n.tid()), openFlags)) {
             fail(n, Errno.EACCES);
         } else if ((openFlags & (Syscalls.O_CREAT | Syscalls.O_EXCL)) == (Syscalls.O_CREAT | Syscalls.O_EXCL)) {
             fail(n, Errno.EEXIST);
         } else {
             openNode(n, node, openFlags);
+        }
+    }
+
+    /** The node's current mode and owner decide, as for a kernel node; unreadable: its declared ones. */
+    private boolean permitted(DeviceNode node, DeviceNode.Credentials caller, int openFlags) {
+        try {
+            Map<String, Object> now = Files.readAttributes(supervisor.devices().nodePath(node), "unix:mode,uid,gid",
+                    LinkOption.NOFOLLOW_LINKS);
+            return DeviceNode.permits(caller, openFlags, (Integer) now.get("mode") & 07777, (Integer) now.get("uid"),
+                    (Integer) now.get("gid"));
+        } catch (IOException | RuntimeException e) {
+            return node.permits(caller, openFlags);
         }
     }
 
