@@ -61,7 +61,7 @@ public final class InfinibandSysfs {
 
     /**
      * Raises the uevents the kernel raised while the devices appeared (device_add's "add", and
-     * driver_bound's "bind" for the PCI function), once the tree is visible.
+     * driver_bound's "bind" for the root port and the PCI function), once the tree is visible.
      */
     public void announce() {
         for (Registered r : registered) {
@@ -72,7 +72,7 @@ public final class InfinibandSysfs {
         }
     }
 
-    /** The device's directory under /devices, e.g. "/devices/pci0000:00/0000:00:10.0". */
+    /** The function's devpath, e.g. "/devices/pci0000:00/0000:00:10.0/0000:10:00.0". */
     private static String pciDevpath(LocalHca hca) {
         return "/devices/" + functionPath(hca);
     }
@@ -93,7 +93,7 @@ public final class InfinibandSysfs {
         return "0000:00:" + pciSlot.substring(5, 7) + ".0";
     }
 
-    /** A device directory: its uevent file, subsystem link, power group; registered for announce(). */
+    /** A device directory's uevent file and subsystem link; registered for announce(). */
     private void device(SysDir dir, Kobject device, String subsystemLink, boolean bound) {
         UeventFile.add(dir, device, uevents);
         dir.link("subsystem", subsystemLink);
