@@ -117,7 +117,7 @@ final class Daemon implements AutoCloseable {
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
                         SYS_PCI_ROOT.resolve(port));
             }
-            for (String dir : new String[] {"bus/pci/drivers", "bus/pci/devices", "dev/char"}) {
+            for (String dir : new String[] {"bus/pci/drivers", "dev/char"}) {
                 graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
             }
             // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet

@@ -22,8 +22,10 @@ import java.util.Optional;
  * Lays the local HCAs out in a sysfs tree as the kernel does: class directories of symlinks
  * into /sys/devices, a PCI function per HCA carrying the ids providers bind by and the driver
  * udev rules match, each device with its {@code uevent} file and {@code subsystem} link, the
- * bus and /sys/dev/char links udevadm resolves, and live attributes read from the fabric model
- * at every open. The tree's root mirrors /sys: the daemon grafts its entries there.
+ * driver and /sys/dev/char links udevadm resolves, and live attributes read from the fabric
+ * model at every open. The tree's root mirrors /sys: the daemon grafts its entries there.
+ * The functions are not listed in /sys/bus/pci/devices: libpci (perftest, lspci) reads the
+ * {@code resource} and {@code config} files of every device listed there, which they lack.
  */
 public final class InfinibandSysfs {
     /** IB_UMAD_MAJOR; issm minors follow the umad ones at IB_UMAD_MAX_PORTS. */
@@ -120,7 +122,6 @@ public final class InfinibandSysfs {
         rootPortDevice(port, hca);
         SysDir pci = port.dir(hca.pciSlot());
         pciDevice(pci, hca);
-        root.dir("bus").dir("pci").dir("devices").link(hca.pciSlot(), "../../../devices/" + functionPath(hca));
         SysDir ib = pci.dir("infiniband").dir(hca.name());
         ibDevice(ib, hca);
         root.dir("class").dir("infiniband").link(hca.name(), devicePath(hca) + "/infiniband/" + hca.name());
@@ -170,7 +171,6 @@ public final class InfinibandSysfs {
         Kobject device = new Kobject("/devices/" + PCI_ROOT + "/" + name, "pci", () -> PciFunctionFiles.ueventVariables(
                 ROOT_PORT_VENDOR, ROOT_PORT_DEVICE, PciFunctionFiles.PCI_CLASS_ROOT_PORT, name, driver));
         device(port, device, FROM_ROOT_PORT + "bus/pci", true);
-        root.dir("bus").dir("pci").dir("devices").link(name, "../../../devices/" + PCI_ROOT + "/" + name);
         bind(port, FROM_ROOT_PORT, name, "../../../../devices/" + PCI_ROOT + "/" + name, PCIEPORT);
     }
 
