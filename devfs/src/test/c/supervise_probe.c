@@ -1,7 +1,7 @@
 /*
  * Run under ibemu-supervise by SupervisorTest, against CommandDevice nodes at
  * /dev/infiniband/sup0 (231:192, 0666) and sup1 (231:193, 0600) and the plain FUSE file
- * /dev/infiniband/plain0. Prints TAP lines; every check is one line.
+ * /dev/infiniband/plain0, and open0 (231:194, 0600) whose open only is supervised. Prints TAP lines; every check is one line.
  * Usage: supervise_probe TMPDIR
  */
 #define _GNU_SOURCE
@@ -26,6 +26,7 @@
 #define SUP0 "/dev/infiniband/sup0"
 #define SUP1 "/dev/infiniband/sup1"
 #define PLAIN "/dev/infiniband/plain0"
+#define OPEN_ONLY "/dev/infiniband/open0"
 enum { ECHO = 1, NEW_FD = 2, EVENT = 3, WHO = 4 };
 
 static int checks, failures;
@@ -187,6 +188,18 @@ int main(int argc, char **argv)
 		check(command(p, NEW_FD, &value, NULL, 0) < 0 && errno == EOPNOTSUPP,
 		      "installFile from a FUSE request is EOPNOTSUPP");
 		close(p);
+	}
+	{
+		/* a node whose open only is supervised (umad): a FUSE file at the lowest free fd */
+		struct stat node, file;
+		int o = open(OPEN_ONLY, O_RDWR);
+		memset(out, 0, 4);
+		check(o >= 0 && o < (int)base, "an open-only node opens outside the range");
+		check(stat(OPEN_ONLY, &node) == 0 && S_ISCHR(node.st_mode) && node.st_rdev == makedev(231, 194)
+		      && fstat(o, &file) == 0 && S_ISREG(file.st_mode),
+		      "its node is 231:194 to stat, its descriptor the FUSE file to fstat");
+		check(command(o, ECHO, out, in, 4) == 20 && out[0] == 2, "and its writes go through FUSE");
+		close(o);
 	}
 	{
 		int w;

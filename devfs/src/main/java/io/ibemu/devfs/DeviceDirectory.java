@@ -86,8 +86,17 @@ public final class DeviceDirectory implements AutoCloseable {
      * only programs under the launcher's supervisor ({@code io.ibemu.devfs.supervise}) open it.
      */
     public void addCharDevice(String name, int major, int minor, int mode, CharDevice device) {
+        addCharDevice(name, major, minor, mode, device, true);
+    }
+
+    /**
+     * As {@link #addCharDevice(String, int, int, int, CharDevice)}; {@code supervisedIo} false
+     * supervises only the open: the caller's descriptor is a plain FUSE file (read, write, ioctl
+     * and poll reach the device through FUSE, fstat shows that file).
+     */
+    public void addCharDevice(String name, int major, int minor, int mode, CharDevice device, boolean supervisedIo) {
         checkName(name);
-        nodes.put(name, new DeviceNode(name, major, minor, mode & 07777, Objects.requireNonNull(device)));
+        nodes.put(name, new DeviceNode(name, major, minor, mode & 07777, Objects.requireNonNull(device), supervisedIo));
     }
 
     /**

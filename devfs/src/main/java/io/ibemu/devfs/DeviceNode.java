@@ -3,9 +3,16 @@ package io.ibemu.devfs;
 /**
  * A character device shown as a real device node ({@code mknod}) with its major:minor and mode,
  * owned by root, and served to programs under the launcher's supervisor (seccomp user
- * notification): their open, fstat and write of it reach {@link #device()}.
+ * notification): their open of it reaches {@link #device()}. With {@code supervisedIo}, so do
+ * fstat and write of the descriptor (it lands in the supervisor's reserved range); without,
+ * the caller gets a plain FUSE file at its lowest free descriptor and everything after the
+ * open goes through FUSE, as before the node existed.
  */
-public record DeviceNode(String name, int major, int minor, int mode, CharDevice device) {
+public record DeviceNode(String name, int major, int minor, int mode, CharDevice device, boolean supervisedIo) {
+
+    public DeviceNode(String name, int major, int minor, int mode, CharDevice device) {
+        this(name, major, minor, mode, device, true);
+    }
 
     /** The node's {@code st_rdev} as glibc's {@code makedev} encodes it. */
     public long rdev() {
@@ -14,6 +21,14 @@ public record DeviceNode(String name, int major, int minor, int mode, CharDevice
 
     /** The kernel's permission check of an open (generic_permission on the node's mode, owner root:root). */
     public boolean permits(Credentials caller, int accessMode) {
+        return permits(caller, accessMode, mode, 0, 0);
+    }
+
+    /**
+     * generic_permission against the node as it is now ({@code mode}, {@code uid}, {@code gid} from
+     * a stat of it), so a chmod or chown of the node (udev's MODE/OWNER/GROUP) takes effect.
+     */
+    public static boolean permits(Credentials caller, int accessMode, int mode, int uid, int gid) {
         if (caller.fsuid() == 0) {
             return true; // CAP_DAC_OVERRIDE
         }
@@ -22,7 +37,14 @@ public record DeviceNode(String name, int major, int minor, int mode, CharDevice
             case 1 -> 2;
             default -> 6;
         };
-        int bits = caller.inGroup(0) ? (mode >> 3) & 7 : mode & 7; // owner root is not the caller
+        int bits;
+        if (caller.fsuid() == uid) {
+            bits = (mode >> 6) & 7;
+        } else if (caller.inGroup(gid)) {
+            bits = (mode >> 3) & 7;
+        } else {
+            bits = mode & 7;
+        }
         return (bits & wanted) == wanted;
     }
 

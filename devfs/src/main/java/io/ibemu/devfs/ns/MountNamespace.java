@@ -165,6 +165,25 @@ public final class MountNamespace {
     }
 
     /**
+     * Makes {@code link} a symlink to {@code target} (as given, e.g. "../../devices/..."), layering
+     * its directory first; an entry of that name there is replaced, in this namespace only.
+     */
+    public static synchronized void symlink(Path link, String target) throws IOException {
+        checkPrivate();
+        Path absolute = link.toAbsolutePath().normalize();
+        Path parent = canonical(absolute.getParent());
+        Path where = parent.resolve(absolute.getFileName().toString());
+        makeDirectory(parent);
+        layerIfNeeded(parent);
+        if (Files.isSymbolicLink(where)) {
+            Files.delete(where);
+        } else if (Files.exists(where, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("cannot make a symlink at " + where + ": something else is there");
+        }
+        Files.createSymbolicLink(where, Path.of(target));
+    }
+
+    /**
      * Replaces {@code dir} by a private tmpfs holding a copy of its contents (for state such as
      * /run/udev that tools write); creates it privately, empty, when it does not exist.
      * Sockets, fifos and device nodes are not copied.

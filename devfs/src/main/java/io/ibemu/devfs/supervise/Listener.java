@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -214,7 +216,7 @@ final class Listener {
             return; // what was read may be stale; the kernel dropped the call
         }
         int openFlags = (int) flags;
-        if (!node.permits(credentials(n.tid()), openFlags)) {
+        if (!permitted(node, credentials(n.tid()), openFlags)) {
             fail(n, Errno.EACCES);
         } else if ((openFlags & (Syscalls.O_CREAT | Syscalls.O_EXCL)) == (Syscalls.O_CREAT | Syscalls.O_EXCL)) {
             fail(n, Errno.EEXIST);
@@ -223,16 +225,33 @@ final class Listener {
         }
     }
 
+    /** The node's current mode and owner decide, as for a kernel node; unreadable: its declared ones. */
+    private boolean permitted(DeviceNode node, DeviceNode.Credentials caller, int openFlags) {
+        try {
+            Map<String, Object> now = Files.readAttributes(supervisor.devices().nodePath(node), "unix:mode,uid,gid",
+                    LinkOption.NOFOLLOW_LINKS);
+            return DeviceNode.permits(caller, openFlags, (Integer) now.get("mode") & 07777, (Integer) now.get("uid"),
+                    (Integer) now.get("gid"));
+        } catch (IOException | RuntimeException e) {
+            return node.permits(caller, openFlags);
+        }
+    }
+
     private void openNode(Notification n, DeviceNode node, int openFlags) {
         int local;
         try {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
-            local = supervisor.openFile(node, file, openFlags);
+            local = supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
         } catch (Errno e) {
             fail(n, e.code());
             return;
         }
         try {
+            if (!node.supervisedIo()) {
+                // get_unused_fd_flags: the lowest free number; the FUSE file serves all that follows
+                addFd(n.id(), local, 0, Syscalls.ADDFD_SEND, openFlags & Syscalls.O_CLOEXEC);
+                return;
+            }
             int target = lowestFree(n.tid());
             if (target < 0) {
                 fail(n, Errno.EMFILE);

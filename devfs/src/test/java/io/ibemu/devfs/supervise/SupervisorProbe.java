@@ -11,7 +11,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Run by SupervisorTest inside {@code unshare -m}: presents a {@link CommandDevice} as
- * /dev/infiniband/sup0 and sup1 (char nodes) and plain0 (a FUSE file), starts a
+ * /dev/infiniband/sup0 and sup1 (char nodes), plain0 (a FUSE file) and open0 (a node whose
+ * open only is supervised), starts a
  * {@link Supervisor}, runs args[1] (the C probe) under the stub args[0], prints the probe's
  * output and then one "ok:"/"FAIL:" line per thing it checks on the daemon's side.
  * args[2]: a scratch directory.
@@ -33,6 +34,7 @@ public final class SupervisorProbe {
             directory.addCharDevice("sup0", 231, 192, 0666, device);
             directory.addCharDevice("sup1", 231, 193, 0600, device);
             directory.add("plain0", device, 0600);
+            directory.addCharDevice("open0", 231, 194, 0600, device, false);
             directory.mount(devDir);
             directory.present(Path.of("/dev/infiniband"));
             try (Supervisor supervisor = Supervisor.start(directory, scratch.resolve(Supervisor.SOCKET))) {
@@ -43,7 +45,7 @@ public final class SupervisorProbe {
                 System.out.print(output);
                 check("probe exited 0", exited && p.exitValue() == 0);
                 check("every open of a node and the plain file released",
-                        await(() -> device.opens.get() == 3 && device.releases.get() == 3));
+                        await(() -> device.opens.get() == 4 && device.releases.get() == 4));
                 check("the installed event file released", await(() -> device.eventReleases.get() == 1));
                 check("the listener ends with the supervised tree", await(() -> supervisor.supervisedTrees() == 0));
                 check("ls shows char nodes and the plain file", listing().matches(

@@ -23,6 +23,8 @@ import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.udev.Uevent;
+import io.ibemu.udev.Uevents;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * One running emulator: the fabric, its MAD layer, the device files and the sysfs tree, and the
@@ -57,6 +60,8 @@ final class Daemon implements AutoCloseable {
     private final List<UverbsDevice> verbs = new ArrayList<>();
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
+    /** Every uevent of the emulated devices: the initial adds, then those written to uevent files. */
+    private final Uevents uevents = new Uevents();
     private volatile ControlServer control;
     private volatile Supervisor supervisor;
     private volatile boolean closed;
@@ -86,7 +91,10 @@ final class Daemon implements AutoCloseable {
             for (LocalHca hca : hcas) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
-                    devices.add("umad" + index, new UmadDevice(layer, hca.port(p)), 0600);
+                    // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
+                    devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600,
+                            new UmadDevice(layer, hca.port(p)), false);
+                    // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
                     devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
                 }
             }
@@ -96,7 +104,8 @@ final class Daemon implements AutoCloseable {
                 daemon.verbs.add(uverbs);
             }
             devices.mount(devDir);
-            new InfinibandSysfs(fabric, sysfs.root()).build(hcas);
+            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
+            infiniband.build(hcas);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -104,22 +113,48 @@ final class Daemon implements AutoCloseable {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
             for (LocalHca hca : hcas) {
-                MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(hca.pciSlot()),
-                        SYS_PCI_ROOT.resolve(hca.pciSlot()));
+                String port = InfinibandSysfs.rootPort(hca.pciSlot());
+                MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
+                        SYS_PCI_ROOT.resolve(port));
             }
-            Path udevData = Path.of("/run/udev");
-            if (Files.isDirectory(udevData)) {
-                MountNamespace.privateCopy(udevData);
+            for (String dir : new String[] {"bus/pci/drivers", "dev/char"}) {
+                graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
             }
+            // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
+            MountNamespace.privateCopy(Path.of("/run/udev"));
+            MountNamespace.privateCopy(Path.of("/dev/char"));
+            infiniband.announce();
             Set<Node> locals = new HashSet<>();
             hcas.forEach(h -> locals.add(h.node()));
-            daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts), o.state());
+            daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
+                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList()), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
             daemon.close();
             throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
+    private static void graftEntries(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            return;
+        }
+        List<Path> entries;
+        try (Stream<Path> list = Files.list(from)) {
+            entries = list.sorted().toList();
+        }
+        for (Path entry : entries) {
+            Path target = to.resolve(entry.getFileName().toString());
+            if (Files.isSymbolicLink(entry)) {
+                MountNamespace.symlink(target, Files.readSymbolicLink(entry).toString());
+            } else if (Files.isDirectory(target)) {
+                graftEntries(entry, target); // a driver the host has too: add ours beside its devices
+            } else {
+                MountNamespace.graft(entry, target);
+            }
         }
     }
 
@@ -194,7 +229,8 @@ final class Daemon implements AutoCloseable {
                     }
                 }
             }
-            while (Files.exists(SYS_PCI_ROOT.resolve(pciSlot(slot)))) {
+            while (Files.exists(SYS_PCI_ROOT.resolve(InfinibandSysfs.rootPort(pciSlot(slot))))
+                    || Files.exists(Path.of("/sys/class/pci_bus", String.format("0000:%02x", slot)))) {
                 slot++;
             }
             for (LocalHca other : hcas) {
@@ -209,8 +245,9 @@ final class Daemon implements AutoCloseable {
         return hcas;
     }
 
-    private static String pciSlot(int device) {
-        return String.format("0000:00:%02x.0", device);
+    /** The HCA's function on bus {@code bus}, behind root port 0000:00:{@code bus}.0. */
+    private static String pciSlot(int bus) {
+        return String.format("0000:%02x:00.0", bus);
     }
 
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,6 +55,8 @@ public final class Console {
               topology                        only the fabric as a topology file
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd)
+              events                          the uevents of the emulated devices, oldest first, one a
+                                              line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)
               help                            this list
             """;
 
@@ -68,6 +71,7 @@ public final class Console {
     private final Fabric fabric;
     private final Set<Node> locals;
     private final ObjectCounts objects;
+    private final Supplier<List<String>> events;
 
     /** {@code locals}: the nodes that serve this host's device files, which cannot be removed. */
     public Console(Fabric fabric, Set<Node> locals) {
@@ -75,9 +79,15 @@ public final class Console {
     }
 
     public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects) {
+        this(fabric, locals, objects, List::of);
+    }
+
+    /** {@code events}: the instance's recent uevents, one line each, for `events`. */
+    public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects, Supplier<List<String>> events) {
         this.fabric = fabric;
         this.locals = Set.copyOf(locals);
         this.objects = objects;
+        this.events = events;
     }
 
     /** Carries out one request; the lines of its reply, or the reason it was refused. */
@@ -103,9 +113,13 @@ public final class Console {
                     a.end();
                     yield objects();
                 }
+                case "events" -> {
+                    a.end();
+                    yield events.get();
+                }
                 case "help", "?" -> HELP.lines().toList();
                 default -> throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects or help");
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events or help");
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());

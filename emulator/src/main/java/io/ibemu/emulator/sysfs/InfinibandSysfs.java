@@ -6,13 +6,25 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.sysfs.SysDir;
+import io.ibemu.udev.Kobject;
+import io.ibemu.udev.UeventAction;
+import io.ibemu.udev.UeventFile;
+import io.ibemu.udev.Uevents;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Lays the local HCAs out in a sysfs tree as the kernel does: class directories of symlinks
- * into /sys/devices, a PCI-like parent per HCA carrying the ids providers bind by, and live
- * attributes read from the fabric model at every open.
+ * into /sys/devices, a PCI function per HCA carrying the ids providers bind by and the driver
+ * udev rules match, each device with its {@code uevent} file and {@code subsystem} link, the
+ * driver and /sys/dev/char links udevadm resolves, and live attributes read from the fabric
+ * model at every open. The tree's root mirrors /sys: the daemon grafts its entries there.
+ * The functions are not listed in /sys/bus/pci/devices: libpci (perftest, lspci) reads the
+ * {@code resource} and {@code config} files of every device listed there, which they lack.
  */
 public final class InfinibandSysfs {
     /** IB_UMAD_MAJOR; issm minors follow the umad ones at IB_UMAD_MAX_PORTS. */
@@ -22,15 +34,71 @@ public final class InfinibandSysfs {
     /** IB_USER_MAD_ABI_VERSION and IB_USER_VERBS_ABI_VERSION. */
     private static final int UMAD_ABI_VERSION = 5;
     private static final int VERBS_ABI_VERSION = 6;
-    /** PCI class 0x0c06: serial bus controller, InfiniBand. */
-    private static final int PCI_CLASS_INFINIBAND = 0x0c0600;
+    /** Relative paths to /sys from a root port, an HCA's function, and a device below it. */
+    private static final String FROM_ROOT_PORT = "../../../";
+    private static final String FROM_FUNCTION = "../../../../";
+    private static final String FROM_CLASS_DEVICE = "../../../../../../";
+    /** An Intel Xeon E5 PCIe root port (8086:3c08), as QLE7340s sat behind; portdrv binds it. */
+    private static final int ROOT_PORT_VENDOR = 0x8086;
+    private static final int ROOT_PORT_DEVICE = 0x3c08;
+    private static final String PCIEPORT = "pcieport";
+    /** uverbs_devnode gives its nodes mode 0666, which dev_uevent reports as DEVMODE. */
+    private static final String UVERBS_DEVMODE = "0666";
 
     private final Fabric fabric;
     private final SysDir root;
+    private final Uevents uevents;
+    /** Every device in the order the kernel registers them, for the initial add events. */
+    private final List<Registered> registered = new ArrayList<>();
 
-    public InfinibandSysfs(Fabric fabric, SysDir root) {
+    private record Registered(Kobject device, boolean bound) {
+    }
+
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents) {
         this.fabric = fabric;
         this.root = root;
+        this.uevents = uevents;
+    }
+
+    /**
+     * Raises the uevents the kernel raised while the devices appeared (device_add's "add", and
+     * driver_bound's "bind" for the root port and the PCI function), once the tree is visible.
+     */
+    public void announce() {
+        for (Registered r : registered) {
+            uevents.raise(r.device(), UeventAction.ADD);
+            if (r.bound()) {
+                uevents.raise(r.device(), UeventAction.BIND);
+            }
+        }
+    }
+
+    /** The function's devpath, e.g. "/devices/pci0000:00/0000:00:10.0/0000:10:00.0". */
+    private static String pciDevpath(LocalHca hca) {
+        return "/devices/" + functionPath(hca);
+    }
+
+    /** Below /sys/devices: the root port, then the HCA's function on the bus behind it. */
+    private static String functionPath(LocalHca hca) {
+        return PCI_ROOT + "/" + rootPort(hca.pciSlot()) + "/" + hca.pciSlot();
+    }
+
+    /**
+     * The PCIe root port an add-in HCA sits behind, as on a real server: function
+     * "0000:BB:00.0" hangs from port "0000:00:BB.0", whose secondary bus is BB.
+     */
+    public static String rootPort(String pciSlot) {
+        if (!pciSlot.matches("0000:\\p{XDigit}{2}:00\\.0")) {
+            throw new IllegalArgumentException("an HCA's slot is 0000:BB:00.0: " + pciSlot);
+        }
+        return "0000:00:" + pciSlot.substring(5, 7) + ".0";
+    }
+
+    /** A device directory's uevent file and subsystem link; registered for announce(). */
+    private void device(SysDir dir, Kobject device, String subsystemLink, boolean bound) {
+        UeventFile.add(dir, device, uevents);
+        dir.link("subsystem", subsystemLink);
+        registered.add(new Registered(device, bound));
     }
 
     public void build(List<LocalHca> hcas) {
@@ -45,11 +113,13 @@ public final class InfinibandSysfs {
 
     /** The device path relative to /sys/class/X/ entries. */
     private static String devicePath(LocalHca hca) {
-        return "../../devices/" + PCI_ROOT + "/" + hca.pciSlot();
+        return "../../devices/" + functionPath(hca);
     }
 
     private void add(LocalHca hca) {
-        SysDir pci = root.dir("devices").dir(PCI_ROOT).dir(hca.pciSlot());
+        SysDir port = root.dir("devices").dir(PCI_ROOT).dir(rootPort(hca.pciSlot()));
+        rootPortDevice(port, hca);
+        SysDir pci = port.dir(hca.pciSlot());
         pciDevice(pci, hca);
         SysDir ib = pci.dir("infiniband").dir(hca.name());
         ibDevice(ib, hca);
@@ -59,13 +129,21 @@ public final class InfinibandSysfs {
             int umad = hca.umadIndex(p);
             charDevice(mad.dir("umad" + umad), hca, p, "umad" + umad, umad);
             charDevice(mad.dir("issm" + umad), hca, p, "issm" + umad, ISSM_MINOR_BASE + umad);
+            devChar(UMAD_MAJOR, umad, hca, "infiniband_mad/umad" + umad);
+            devChar(UMAD_MAJOR, ISSM_MINOR_BASE + umad, hca, "infiniband_mad/issm" + umad);
             SysDir madClass = root.dir("class").dir("infiniband_mad");
             madClass.link("umad" + umad, devicePath(hca) + "/infiniband_mad/umad" + umad);
             madClass.link("issm" + umad, devicePath(hca) + "/infiniband_mad/issm" + umad);
         }
         String uverbs = "uverbs" + hca.index();
         verbsDevice(pci.dir("infiniband_verbs").dir(uverbs), hca, uverbs);
+        devChar(UverbsDevice.MAJOR, UverbsDevice.BASE_MINOR + hca.index(), hca, "infiniband_verbs/" + uverbs);
         root.dir("class").dir("infiniband_verbs").link(uverbs, devicePath(hca) + "/infiniband_verbs/" + uverbs);
+    }
+
+    /** /sys/dev/char/MAJOR:MINOR, the link udevadm and libudev resolve a device number by. */
+    private void devChar(int major, int minor, LocalHca hca, String under) {
+        root.dir("dev").dir("char").link(major + ":" + minor, "../../devices/" + functionPath(hca) + "/" + under);
     }
 
     /**
@@ -76,23 +154,37 @@ public final class InfinibandSysfs {
     private static final int PCI_VENDOR_QLOGIC = 0x1077;
     private static final int PCI_DEVICE_IBA7322 = 0x7322;
 
+    /** The PCI function and, when a driver binds its ids, /sys/bus/pci/drivers/DRIVER. */
     private void pciDevice(SysDir pci, LocalHca hca) {
         Node node = hca.node();
         int vendor = PCI_VENDOR_QLOGIC;
         int device = PCI_DEVICE_IBA7322;
-        String modalias = String.format("pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X%n", vendor, device, vendor,
-                device, PCI_CLASS_INFINIBAND >>> 16, (PCI_CLASS_INFINIBAND >>> 8) & 0xff, PCI_CLASS_INFINIBAND & 0xff);
-        pci.attribute("vendor", () -> String.format("0x%04x%n", vendor));
-        pci.attribute("device", () -> String.format("0x%04x%n", device));
-        pci.attribute("subsystem_vendor", () -> String.format("0x%04x%n", vendor));
-        pci.attribute("subsystem_device", () -> String.format("0x%04x%n", device));
-        pci.attribute("class", () -> String.format("0x%06x%n", PCI_CLASS_INFINIBAND));
-        pci.attribute("revision", () -> String.format("0x%02x%n", node.revision() & 0xff));
-        pci.attribute("numa_node", () -> "-1\n");
-        pci.attribute("modalias", () -> modalias);
-        pci.attribute("uevent", () -> String.format("PCI_CLASS=%X%nPCI_ID=%04X:%04X%nPCI_SUBSYS_ID=%04X:%04X%n"
-                        + "PCI_SLOT_NAME=%s%nMODALIAS=%s", PCI_CLASS_INFINIBAND, vendor, device, vendor, device,
-                hca.pciSlot(), modalias));
+        Optional<String> driver = PciDriver.of(vendor, device);
+        PciFunctionFiles.add(pci, vendor, device, node.revision(), PciFunctionFiles.PCI_CLASS_INFINIBAND);
+        Kobject function = new Kobject(pciDevpath(hca), "pci", () -> PciFunctionFiles.ueventVariables(vendor, device,
+                PciFunctionFiles.PCI_CLASS_INFINIBAND, hca.pciSlot(), driver));
+        device(pci, function, FROM_FUNCTION + "bus/pci", driver.isPresent());
+        driver.ifPresent(name -> bind(pci, FROM_FUNCTION, hca.pciSlot(), "../../../../devices/" + functionPath(hca), name));
+    }
+
+    /** The root port: a PCI-to-PCI bridge bound to pcieport, its secondary bus the HCA's. */
+    private void rootPortDevice(SysDir port, LocalHca hca) {
+        String name = rootPort(hca.pciSlot());
+        int bus = Integer.parseInt(hca.pciSlot().substring(5, 7), 16);
+        PciFunctionFiles.add(port, ROOT_PORT_VENDOR, ROOT_PORT_DEVICE, 0x07, PciFunctionFiles.PCI_CLASS_ROOT_PORT);
+        port.attribute("secondary_bus_number", () -> bus + "\n");
+        port.attribute("subordinate_bus_number", () -> bus + "\n");
+        Optional<String> driver = Optional.of(PCIEPORT);
+        Kobject device = new Kobject("/devices/" + PCI_ROOT + "/" + name, "pci", () -> PciFunctionFiles.ueventVariables(
+                ROOT_PORT_VENDOR, ROOT_PORT_DEVICE, PciFunctionFiles.PCI_CLASS_ROOT_PORT, name, driver));
+        device(port, device, FROM_ROOT_PORT + "bus/pci", true);
+        bind(port, FROM_ROOT_PORT, name, "../../../../devices/" + PCI_ROOT + "/" + name, PCIEPORT);
+    }
+
+    /** The driver link of a bound function and its entry in /sys/bus/pci/drivers/DRIVER. */
+    private void bind(SysDir function, String toSys, String name, String fromDriverDir, String driver) {
+        function.link("driver", toSys + "bus/pci/drivers/" + driver);
+        root.dir("bus").dir("pci").dir("drivers").dir(driver).link(name, fromDriverDir);
     }
 
     private void ibDevice(SysDir dir, LocalHca hca) {
@@ -105,9 +197,11 @@ public final class InfinibandSysfs {
         dir.attribute("hca_type", () -> SysfsFormat.line(hca.identity().hcaType()));
         dir.attribute("hw_rev", () -> SysfsFormat.line(hca.identity().hwRevision()));
         dir.attribute("board_id", () -> SysfsFormat.line(hca.identity().boardId()));
-        dir.attribute("uevent", () -> "NAME=" + hca.name() + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband");
+        // ib_device_uevent: NAME only
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband/" + hca.name(), "infiniband",
+                () -> Map.of("NAME", hca.name())), FROM_CLASS_DEVICE + "class/infiniband", false);
+        PowerFiles.unsupported(dir);
         SysDir ports = dir.dir("ports");
         for (int p = 1; p <= node.portCount(); p++) {
             port(ports.dir(Integer.toString(p)), node.port(p));
@@ -168,17 +262,32 @@ public final class InfinibandSysfs {
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
         dir.attribute("abi_version", () -> SysfsFormat.line(UverbsDevice.DRIVER_ABI_VERSION));
         dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
-        dir.attribute("uevent", () -> "MAJOR=" + UverbsDevice.MAJOR + "\nMINOR=" + minor + "\nDEVNAME=infiniband/" + name + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband_verbs");
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",
+                () -> charDeviceVariables(UverbsDevice.MAJOR, minor, name, UVERBS_DEVMODE)),
+                FROM_CLASS_DEVICE + "class/infiniband_verbs", false);
+        PowerFiles.unsupported(dir);
     }
 
     private void charDevice(SysDir dir, LocalHca hca, int port, String name, int minor) {
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
         dir.attribute("port", () -> SysfsFormat.line(port));
         dir.attribute("dev", () -> UMAD_MAJOR + ":" + minor + "\n");
-        dir.attribute("uevent", () -> "MAJOR=" + UMAD_MAJOR + "\nMINOR=" + minor + "\nDEVNAME=infiniband/" + name + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
-        dir.link("subsystem", "../../../../../class/infiniband_mad");
+        device(dir, new Kobject(pciDevpath(hca) + "/infiniband_mad/" + name, "infiniband_mad",
+                () -> charDeviceVariables(UMAD_MAJOR, minor, name, null)), FROM_CLASS_DEVICE + "class/infiniband_mad", false);
+        PowerFiles.unsupported(dir);
+    }
+
+    /** dev_uevent for a device with a dev_t: MAJOR, MINOR, DEVNAME from the class's devnode, DEVMODE if it sets one. */
+    private static Map<String, String> charDeviceVariables(int major, int minor, String name, String mode) {
+        Map<String, String> vars = new LinkedHashMap<>();
+        vars.put("MAJOR", Integer.toString(major));
+        vars.put("MINOR", Integer.toString(minor));
+        vars.put("DEVNAME", "infiniband/" + name);
+        if (mode != null) {
+            vars.put("DEVMODE", mode);
+        }
+        return vars;
     }
 }
