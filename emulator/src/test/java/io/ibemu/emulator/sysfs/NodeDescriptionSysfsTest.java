@@ -10,6 +10,7 @@ import io.ibemu.emulator.mad.NodeDescription;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.udev.Uevents;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -26,9 +27,9 @@ class NodeDescriptionSysfsTest {
     void nodeDescStoresBytesExactly() throws Exception {
         Fabric fabric = Fabric.of(DefaultFabric.topology());
         Node node = fabric.nodes().stream().filter(n -> n.type() == NodeType.CA).findFirst().orElseThrow();
-        LocalHca hca = new LocalHca(0, node, HcaIdentity.defaults(0), "0000:00:04.0", 0);
+        LocalHca hca = new LocalHca(0, node, HcaIdentity.defaults(0), "0000:04:00.0", 0);
         try (SysfsTree tree = new SysfsTree("node-desc-test")) {
-            new InfinibandSysfs(fabric, tree.root()).build(List.of(hca));
+            new InfinibandSysfs(fabric, tree.root(), new Uevents()).build(List.of(hca));
             tree.mount(dir);
             Path nodeDesc = dir.resolve("class/infiniband/" + hca.name() + "/node_desc");
             byte[] desc = {'h', (byte) 0xff, 'x', (byte) 0xc3};
