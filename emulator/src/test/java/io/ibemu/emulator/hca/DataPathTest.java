@@ -299,7 +299,8 @@ class DataPathTest {
         MemoryRegion src = ea.buffer(8);
         long t0 = System.nanoTime();
         f.a.postSend(qp[0], List.of(SendWorkRequest.send(1, SIGNALED, List.of(Endpoint.sge(src)))));
-        assertEquals(List.of(), ea.poll(), "waiting for the RNR timer");
+        // no check that nothing completed yet: the 10 us RNR timer may run out before a loaded
+        // machine polls; the elapsed time below shows the waits happened
         WorkCompletion wc = ea.one();
         assertEquals(WcStatus.RNR_RETRY_EXC_ERR, wc.status());
         assertTrue(System.nanoTime() - t0 >= 20_000, "two RNR waits of 10 us each");
