@@ -226,13 +226,42 @@ public final class Supervisor implements AutoCloseable {
         if (nodeFiles.isEmpty()) {
             return null;
         }
-        Syscalls.putString(pathScratch, "/proc/" + tid + "/fd/" + fd);
-        long r = Syscalls.LIBC.syscall(Syscalls.SYS_STATX, Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC,
-                Syscalls.STATX_INO, statScratch, 0);
+        procFdPath(pathScratch, tid, fd);
+        int r = Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC, Syscalls.STATX_INO,
+                statScratch);
         if (r != 0 || dev(statScratch) != fuseDev) {
             return null;
         }
         return nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
+    }
+
+    /** "/proc/TID/fd/FD" NUL-terminated at {@code address}, written digit by digit: no String per write. */
+    private static void procFdPath(long address, int tid, int fd) {
+        long at = putAscii(address, "/proc/");
+        at = putDecimal(at, tid);
+        at = putAscii(at, "/fd/");
+        at = putDecimal(at, fd);
+        MEMORY.putByte(at, (byte) 0);
+    }
+
+    private static long putAscii(long at, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            MEMORY.putByte(at + i, (byte) s.charAt(i));
+        }
+        return at + s.length();
+    }
+
+    private static long putDecimal(long at, int value) {
+        long v = value & 0xffffffffL;
+        int digits = 1;
+        for (long p = 10; p <= v; p *= 10) {
+            digits++;
+        }
+        for (int i = digits - 1; i >= 0; i--) {
+            MEMORY.putByte(at + i, (byte) ('0' + v % 10));
+            v /= 10;
+        }
+        return at + digits;
     }
 
     private static long dev(long statx) {
