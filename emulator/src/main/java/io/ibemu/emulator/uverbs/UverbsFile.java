@@ -31,6 +31,7 @@ final class UverbsFile implements DeviceFile {
     private static final CField EX_PROVIDER_IN = Abi.EX_CMD_HDR.field("provider_in_words");
     private static final CField EX_PROVIDER_OUT = Abi.EX_CMD_HDR.field("provider_out_words");
     private static final CField EX_RESERVED = Abi.EX_CMD_HDR.field("cmd_hdr_reserved");
+    private static final CField RESPONSE = Abi.RESPONSE_ONLY.field("response");
     private static final int HDR = Abi.CMD_HDR.size();
     private static final int EX_HDR = Abi.EX_CMD_HDR.size();
     /** The highest user address (x86_64 TASK_SIZE): access_ok refuses what reaches past it. */
@@ -117,7 +118,7 @@ final class UverbsFile implements DeviceFile {
         }
         long response = 0;
         if (spec.hasResponse()) {
-            response = Abi.RESPONSE_ONLY.field("response").get(buf, HDR);
+            response = RESPONSE.get(buf, HDR);
             if (spec.udata()) {
                 driverOut = outLength - spec.responseSize();
                 outLength = spec.responseSize();
