@@ -164,7 +164,9 @@ final class Listener {
             if ((events & Syscalls.POLLIN) == 0) {
                 return null; // POLLHUP: the supervised tree has exited
             }
-            MEMORY.setMemory(scratch + AT_NOTIF, Syscalls.NOTIF_SIZE, (byte) 0);
+            for (int i = 0; i < Syscalls.NOTIF_SIZE; i += 8) {
+                MEMORY.putLong(scratch + AT_NOTIF + i, 0); // RECV wants it zeroed; setMemory is a VM call
+            }
             if (Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_RECV, scratch + AT_NOTIF) == 0) {
                 long[] args = new long[6];
                 for (int i = 0; i < 6; i++) {
