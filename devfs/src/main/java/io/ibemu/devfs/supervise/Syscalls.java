@@ -104,6 +104,9 @@ final class Syscalls {
      * {@code syscall()} takes its slow, allocating path. Returns 0 or -1 (errno in {@link #errno()}).
      */
     static int statx(int dirfd, long path, int flags, int mask, long buffer) {
+        if (STATX_FUNCTION == 0) { // a libc before 2.28 has no wrapper
+            return (int) LIBC.syscall(SYS_STATX, dirfd, path, flags, mask, buffer, 0);
+        }
         return (int) Invoker.getInstance().invokeN5(STATX_CALL, STATX_FUNCTION, dirfd, path, flags, mask, buffer);
     }
 
