@@ -43,7 +43,7 @@ public final class SupervisorProbe {
                 System.out.print(output);
                 check("probe exited 0", exited && p.exitValue() == 0);
                 check("every open of a node and the plain file released",
-                        await(() -> device.opens.get() == 3 && device.releases.get() == 3));
+                        await(() -> device.opens.get() == 5 && device.releases.get() == 5));
                 check("the installed event file released", await(() -> device.eventReleases.get() == 1));
                 check("the listener ends with the supervised tree", await(() -> supervisor.supervisedTrees() == 0));
                 check("ls shows char nodes and the plain file", listing().matches(
