@@ -25,7 +25,7 @@ final class Requester {
 
     private final Hca hca;
     /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
-    private static final int KEPT_STAGING = 16 << 20;
+    static final int KEPT_STAGING = 16 << 20;
     private ByteBuffer staging; // guarded by the model lock
 
     private enum Kind { DONE, RNR, LOST }
@@ -265,7 +265,7 @@ final class Requester {
         if (wr.opcode() == WrOpcode.RDMA_READ) {
             ByteBuffer data = r.data();
             return scatter(qp.pd(), wr.sgList(), data, 0)
-                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, data.capacity(), 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
+                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, data.limit(), 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
         }
         if (WrOpcode.isAtomic(wr.opcode())) {
             ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r.original());
@@ -292,7 +292,7 @@ final class Requester {
     private static Traffic responseTraffic(Packet p, Response r, int mtu) {
         int grh = p.grh() != null ? Traffic.GRH : 0;
         if (r.data() != null) {
-            long len = r.data().capacity();
+            long len = r.data().limit();
             return Traffic.of(len, mtu, grh, Traffic.AETH, len > mtu ? Traffic.AETH : 0);
         }
         if (WrOpcode.isAtomic(p.opcode()) && r.kind() == Response.Kind.ACK) {
