@@ -10,6 +10,8 @@
  *   poll  -> POLLOUT, plus POLLIN while a response is pending
  *   read  -> a canned 64 + 256 byte GetResp(NodeInfo) if pending, else EAGAIN
  *   open  -> direct_io + nonseekable (as the real daemon must)
+ * and a second file, "uverbs0", whose write returns the count and does
+ * nothing else: the floor of a uverbs write() command (scripts/bench-verbs).
  *
  * Build: gcc -O2 -Wall -o floor floor.c $(pkg-config fuse --cflags --libs)
  * Run:   ./floor MOUNTPOINT -f -o max_read=131072,big_writes,max_write=131072
@@ -28,6 +30,7 @@
 #include <rdma/rdma_user_ioctl.h>
 
 static const char *FILE_PATH = "/umad0";
+static const char *VERBS_PATH = "/uverbs0";
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int pending;
 static struct fuse_pollhandle *waiter;
@@ -57,7 +60,7 @@ static int fl_getattr(const char *path, struct stat *st)
 		st->st_nlink = 2;
 		return 0;
 	}
-	if (strcmp(path, FILE_PATH) == 0) {
+	if (strcmp(path, FILE_PATH) == 0 || strcmp(path, VERBS_PATH) == 0) {
 		st->st_mode = S_IFREG | 0666;
 		st->st_nlink = 1;
 		return 0;
@@ -75,12 +78,15 @@ static int fl_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	fill(buf, ".", NULL, 0);
 	fill(buf, "..", NULL, 0);
 	fill(buf, FILE_PATH + 1, NULL, 0);
+	fill(buf, VERBS_PATH + 1, NULL, 0);
 	return 0;
 }
 
 static int fl_open(const char *path, struct fuse_file_info *fi)
 {
-	if (strcmp(path, FILE_PATH) != 0)
+	if (strcmp(path, VERBS_PATH) == 0)
+		fi->fh = 1; /* writes only: no pending response */
+	else if (strcmp(path, FILE_PATH) != 0)
 		return -ENOENT;
 	fi->direct_io = 1;
 	fi->nonseekable = 1;
@@ -113,7 +119,8 @@ static int fl_write(const char *path, const char *buf, size_t size, off_t off,
 	(void)path;
 	(void)buf;
 	(void)off;
-	(void)fi;
+	if (fi->fh == 1)
+		return size;
 	pthread_mutex_lock(&lock);
 	pending = 1;
 	ph = waiter;

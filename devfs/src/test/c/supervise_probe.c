@@ -122,6 +122,25 @@ int main(int argc, char **argv)
 	check(command(fd, 99, out, NULL, 0) < 0 && errno == EINVAL, "a device errno reaches the caller");
 	errno = 0;
 	check(pwrite(fd, tmp, 16, 0) < 0 && errno == ESPIPE, "pwrite is ESPIPE");
+	{
+		/* the daemon remembers which file a (tid, fd) was; every close must make it forget */
+		struct stat ts;
+		int d = open(SUP0, O_RDWR | O_CLOEXEC), t, keep;
+		int served = d >= 0 && command(d, ECHO, out, in, 4) == 20 && command(d, ECHO, out, in, 4) == 20;
+		keep = dup(d); /* the open file outlives the number: no release, only the close tells */
+		snprintf(tmp, sizeof(tmp), "%s/dup2-target", argc > 1 ? argv[1] : "/tmp");
+		t = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		check(served && keep >= 0 && t >= 0 && dup2(t, d) == d && command(d, ECHO, out, in, 4) == 20 && fstat(t, &ts) == 0
+			      && ts.st_size == 20,
+		      "after dup2 over a supervised fd, its writes reach the new file");
+		close(keep);
+		close(d);
+		d = open(SUP0, O_RDWR | O_CLOEXEC);
+		check(d >= 0 && command(d, ECHO, out, in, 4) == 20 && out[0] == 2 && fstat(t, &ts) == 0 && ts.st_size == 20,
+		      "a supervised open at that number is served by the device again");
+		close(d);
+		close(t);
+	}
 
 	event_fd = -1;
 	check(command(fd, NEW_FD, &event_fd, NULL, 0) == 16 && event_fd >= 0 && event_fd < (int)base,

@@ -31,6 +31,10 @@ public interface DeviceFile {
      */
     int poll(Caller caller, PollWaiter waiter);
 
+    /** close(2) of one descriptor of this open file (FUSE FLUSH); others may still hold it. */
+    default void flush() {
+    }
+
     /** The last close(2). */
     void release();
 }

@@ -70,6 +70,7 @@ final class DeviceFileSystem extends FuseStubFS {
         fuseOperations.write.set((path, buf, size, offset, fi) -> answered(write(buf, size, offset, fi)));
         fuseOperations.ioctl.set((path, cmd, arg, fi, flags, data) -> answered(ioctl(cmd, arg, fi, data)));
         fuseOperations.poll.set((path, fi, ph, reventsp) -> answered(poll(fi, ph, reventsp)));
+        fuseOperations.flush.set((path, fi) -> answered(flush(fi)));
         fuseOperations.release.set((path, fi) -> answered(release(fi)));
         fuseOperations.init.set(conn -> {
             try {
@@ -196,6 +197,19 @@ final class DeviceFileSystem extends FuseStubFS {
             return -errno(e.code());
         } catch (Throwable t) {
             return failed("open", t);
+        }
+    }
+
+    /** Every close of a descriptor (filp_close -> fuse_flush); answered, so the kernel keeps sending them. */
+    private int flush(Pointer fi) {
+        try {
+            OpenFile file = handles.get(fi.getLong(FI_FH));
+            if (file != null) {
+                file.device.flush();
+            }
+            return 0;
+        } catch (Throwable t) {
+            return failed("flush", t);
         }
     }
 

@@ -2,6 +2,7 @@ package io.ibemu.devfs;
 
 import com.kenai.jffi.MemoryIO;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 
 /**
@@ -15,7 +16,15 @@ public final class ProcessMemory {
     private static final int IOVECS = 32;
     // larger transfers get a buffer of their own rather than a scratch buffer kept per thread
     private static final int KEPT_SCRATCH = 256 * 1024;
-    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+    private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
+
+    /** A direct buffer and its address, asked of the JVM once (a JNI call each time otherwise). */
+    private record Scratch(ByteBuffer buffer, long address) {
+        static Scratch of(int size) {
+            ByteBuffer b = ByteBuffer.allocateDirect(size);
+            return new Scratch(b, MEMORY.getDirectBufferAddress(b));
+        }
+    }
 
     private ProcessMemory() {
     }
@@ -25,11 +34,12 @@ public final class ProcessMemory {
         if (length == 0) {
             return;
         }
-        ByteBuffer scratch = scratch(length);
-        long base = MEMORY.getDirectBufferAddress(scratch);
+        Scratch scratch = scratch(length);
+        long base = scratch.address();
         MEMORY.putByteArray(base + IOVECS, data, offset, length);
         iovecs(base, address, length);
         long done = Libc.processVmWritev(tid, base, 1, base + 16, 1);
+        Reference.reachabilityFence(scratch); // a one-off buffer must outlive the call that uses its address
         check(done, length);
     }
 
@@ -39,12 +49,13 @@ public final class ProcessMemory {
         if (length == 0) {
             return data;
         }
-        ByteBuffer scratch = scratch(length);
-        long base = MEMORY.getDirectBufferAddress(scratch);
+        Scratch scratch = scratch(length);
+        long base = scratch.address();
         iovecs(base, address, length);
         long done = Libc.processVmReadv(tid, base, 1, base + 16, 1);
         check(done, length);
         MEMORY.getByteArray(base + IOVECS, data, 0, length);
+        Reference.reachabilityFence(scratch);
         return data;
     }
 
@@ -57,7 +68,7 @@ public final class ProcessMemory {
 
     private static void check(long done, int length) throws Errno {
         if (done < 0) {
-            int errno = Libc.errno();
+            int errno = ProcessVm.errno();
             throw Errno.of(errno == 0 ? Errno.EFAULT : errno);
         }
         if (done != length) {
@@ -65,14 +76,14 @@ public final class ProcessMemory {
         }
     }
 
-    private static ByteBuffer scratch(int length) {
+    private static Scratch scratch(int length) {
         int size = IOVECS + length;
         if (size > KEPT_SCRATCH) {
-            return ByteBuffer.allocateDirect(size);
+            return Scratch.of(size);
         }
-        ByteBuffer kept = SCRATCH.get();
-        if (kept == null || kept.capacity() < size) {
-            kept = ByteBuffer.allocateDirect(Math.max(size, 4096));
+        Scratch kept = SCRATCH.get();
+        if (kept == null || kept.buffer().capacity() < size) {
+            kept = Scratch.of(Math.max(size, 4096));
             SCRATCH.set(kept);
         }
         return kept;

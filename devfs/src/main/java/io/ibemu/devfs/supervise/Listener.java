@@ -46,8 +46,13 @@ final class Listener {
     private static final int AT_STAT = 1024;
     private static final int AT_NODE_PATH = 2048;
     private static final int SCRATCH = 8192;
-    private static final ThreadLocal<ByteBuffer> SCRATCHES =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(SCRATCH));
+    private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
+
+    /** A thread's scratch memory and its address, asked of the JVM once (a JNI call each time otherwise). */
+    private static final class Scratch {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(SCRATCH);
+        final long address = MEMORY.getDirectBufferAddress(buffer);
+    }
 
     private final Supervisor supervisor;
     private final int fd;
@@ -73,6 +78,10 @@ final class Listener {
     }
 
     void start() {
+        // caller and server hand over like a synchronous call (seccomp_notify_set_flags, 6.6+):
+        // the wakee runs on the waker's CPU instead of paying a cross-CPU wake-up each way;
+        // older kernels refuse the ioctl (EINVAL) and keep the default wake-ups
+        Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_SET_FLAGS, Syscalls.NOTIF_FD_SYNC_WAKE_UP);
         startThread();
         release();
     }
@@ -157,7 +166,9 @@ final class Listener {
             if ((events & Syscalls.POLLIN) == 0) {
                 return null; // POLLHUP: the supervised tree has exited
             }
-            MEMORY.setMemory(scratch + AT_NOTIF, Syscalls.NOTIF_SIZE, (byte) 0);
+            for (int i = 0; i < Syscalls.NOTIF_SIZE; i += 8) {
+                MEMORY.putLong(scratch + AT_NOTIF + i, 0); // RECV wants it zeroed; setMemory is a VM call
+            }
             if (Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_RECV, scratch + AT_NOTIF) == 0) {
                 long[] args = new long[6];
                 for (int i = 0; i < 6; i++) {
@@ -520,6 +531,6 @@ final class Listener {
     }
 
     private static long scratch() {
-        return MEMORY.getDirectBufferAddress(SCRATCHES.get());
+        return SCRATCHES.get().address;
     }
 }

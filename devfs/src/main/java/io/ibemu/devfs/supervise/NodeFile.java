@@ -23,13 +23,15 @@ final class NodeFile implements DeviceFile {
     /** The open's flags; O_NONBLOCK set later with fcntl is not seen by supervised writes. */
     final int flags;
     private final Map<Long, NodeFile> registry;
+    private final DescriptorCache descriptors;
     private volatile long inode = -1;
 
-    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry) {
+    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry, DescriptorCache descriptors) {
         this.node = node;
         this.file = file;
         this.flags = flags;
         this.registry = registry;
+        this.descriptors = descriptors;
     }
 
     void register(long ino) {
@@ -57,8 +59,16 @@ final class NodeFile implements DeviceFile {
         return file.poll(caller, waiter);
     }
 
+    /** A descriptor of this file closed somewhere: the (tid, fd) answers naming it go. */
+    @Override
+    public void flush() {
+        descriptors.closed(this);
+        file.flush();
+    }
+
     @Override
     public void release() {
+        descriptors.closed(this);
         registry.remove(inode, this);
         file.release();
     }

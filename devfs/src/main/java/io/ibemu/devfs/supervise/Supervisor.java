@@ -52,6 +52,7 @@ public final class Supervisor implements AutoCloseable {
     private final Path socket;
     private final long fuseDev;
     private final Map<Long, NodeFile> nodeFiles = new ConcurrentHashMap<>();
+    private final DescriptorCache descriptors = new DescriptorCache();
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
@@ -196,7 +197,7 @@ public final class Supervisor implements AutoCloseable {
         if (node == null) {
             return devices.openFile(file, openFlags);
         }
-        NodeFile nodeFile = new NodeFile(node, file, openFlags, nodeFiles);
+        NodeFile nodeFile = new NodeFile(node, file, openFlags, nodeFiles, descriptors);
         int fd;
         try {
             fd = devices.openFile(nodeFile, openFlags);
@@ -226,13 +227,51 @@ public final class Supervisor implements AutoCloseable {
         if (nodeFiles.isEmpty()) {
             return null;
         }
-        Syscalls.putString(pathScratch, "/proc/" + tid + "/fd/" + fd);
-        long r = Syscalls.LIBC.syscall(Syscalls.SYS_STATX, Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC,
-                Syscalls.STATX_INO, statScratch, 0);
+        NodeFile known = descriptors.get(tid, fd);
+        if (known != null) {
+            return known;
+        }
+        long generation = descriptors.generation();
+        procFdPath(pathScratch, tid, fd);
+        int r = Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC, Syscalls.STATX_INO,
+                statScratch);
         if (r != 0 || dev(statScratch) != fuseDev) {
             return null;
         }
-        return nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
+        NodeFile file = nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
+        if (file != null) {
+            descriptors.put(tid, fd, file, generation);
+        }
+        return file;
+    }
+
+    /** "/proc/TID/fd/FD" NUL-terminated at {@code address}, written digit by digit: no String per write. */
+    private static void procFdPath(long address, int tid, int fd) {
+        long at = putAscii(address, "/proc/");
+        at = putDecimal(at, tid);
+        at = putAscii(at, "/fd/");
+        at = putDecimal(at, fd);
+        MEMORY.putByte(at, (byte) 0);
+    }
+
+    private static long putAscii(long at, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            MEMORY.putByte(at + i, (byte) s.charAt(i));
+        }
+        return at + s.length();
+    }
+
+    private static long putDecimal(long at, int value) {
+        long v = value & 0xffffffffL;
+        int digits = 1;
+        for (long p = 10; p <= v; p *= 10) {
+            digits++;
+        }
+        for (int i = digits - 1; i >= 0; i--) {
+            MEMORY.putByte(at + i, (byte) ('0' + v % 10));
+            v /= 10;
+        }
+        return at + digits;
     }
 
     private static long dev(long statx) {

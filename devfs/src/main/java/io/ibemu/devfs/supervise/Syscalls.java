@@ -1,6 +1,10 @@
 package io.ibemu.devfs.supervise;
 
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
 import com.kenai.jffi.MemoryIO;
+import com.kenai.jffi.Type;
 import io.ibemu.devfs.Errno;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
@@ -24,6 +28,11 @@ final class Syscalls {
     }
 
     static final Libc LIBC = LibraryLoader.create(Libc.class).failImmediately().load("c");
+    /** int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf), once per write. */
+    private static final CallContext STATX_CALL = CallContext.getCallContext(Type.SINT32,
+            new Type[] {Type.SINT32, Type.POINTER, Type.SINT32, Type.UINT32, Type.POINTER}, CallingConvention.DEFAULT,
+            true);
+    private static final long STATX_FUNCTION = com.kenai.jffi.Library.getDefault().getSymbolAddress("statx");
     private static final Runtime RUNTIME = Runtime.getRuntime(LIBC);
     static final MemoryIO MEMORY = MemoryIO.getInstance();
 
@@ -45,6 +54,10 @@ final class Syscalls {
     static final long NOTIF_SEND = 0xc0182101L;
     static final long NOTIF_ID_VALID = 0x40082102L;
     static final long NOTIF_ADDFD = 0x40182103L;
+    /** SECCOMP_IOW(4, __u64), Linux 6.6: flags of the listener, passed by value. */
+    static final long NOTIF_SET_FLAGS = 0x40082104L;
+    /** SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: wake the woken task on the waker's CPU. */
+    static final long NOTIF_FD_SYNC_WAKE_UP = 1;
     /** struct seccomp_notif {u64 id; u32 pid; u32 flags; struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}}. */
     static final int NOTIF_SIZE = 80;
     static final int NOTIF_ID = 0;
@@ -84,6 +97,17 @@ final class Syscalls {
 
     static int errno() {
         return RUNTIME.getLastError();
+    }
+
+    /**
+     * statx(2) through jffi's typed invoker, on the per-write lookup: jnr-ffi's seven-argument
+     * {@code syscall()} takes its slow, allocating path. Returns 0 or -1 (errno in {@link #errno()}).
+     */
+    static int statx(int dirfd, long path, int flags, int mask, long buffer) {
+        if (STATX_FUNCTION == 0) { // a libc before 2.28 has no wrapper
+            return (int) LIBC.syscall(SYS_STATX, dirfd, path, flags, mask, buffer, 0);
+        }
+        return (int) Invoker.getInstance().invokeN5(STATX_CALL, STATX_FUNCTION, dirfd, path, flags, mask, buffer);
     }
 
     /** A syscall's result, or the Errno it failed with. */

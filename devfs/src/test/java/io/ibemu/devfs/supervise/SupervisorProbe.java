@@ -45,7 +45,7 @@ public final class SupervisorProbe {
                 System.out.print(output);
                 check("probe exited 0", exited && p.exitValue() == 0);
                 check("every open of a node and the plain file released",
-                        await(() -> device.opens.get() == 4 && device.releases.get() == 4));
+                        await(() -> device.opens.get() == 6 && device.releases.get() == 6));
                 check("the installed event file released", await(() -> device.eventReleases.get() == 1));
                 check("the listener ends with the supervised tree", await(() -> supervisor.supervisedTrees() == 0));
                 check("ls shows char nodes and the plain file", listing().matches(

@@ -1,13 +1,13 @@
 package io.ibemu.emulator.hca;
 
 import com.kenai.jffi.MemoryIO;
+import io.ibemu.devfs.ProcessVm;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import jnr.ffi.LibraryLoader;
-import jnr.ffi.Runtime;
 
 /**
  * The memory of a live process, as the HCA reaches it by DMA: reads and writes through
@@ -17,17 +17,8 @@ import jnr.ffi.Runtime;
  */
 public final class ProcessHostMemory implements HostMemory {
 
-    /** Public because jnr-ffi implements it from a class loader of its own. */
-    public interface Calls {
-        long syscall(long number, long a, long b, long c, long d, long e, long f);
-    }
-
-    private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
-    private static final long SYS_PROCESS_VM_READV = AARCH64 ? 270 : 310;
-    private static final long SYS_PROCESS_VM_WRITEV = AARCH64 ? 271 : 311;
     private static final int CAP_IPC_LOCK = 14;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
-    private static volatile Calls calls;
 
     private final int pid;
 
@@ -37,15 +28,6 @@ public final class ProcessHostMemory implements HostMemory {
 
     public int pid() {
         return pid;
-    }
-
-    private static Calls calls() {
-        Calls c = calls;
-        if (c == null) {
-            c = LibraryLoader.create(Calls.class).failImmediately().load("c");
-            calls = c;
-        }
-        return c;
     }
 
     @Override
@@ -63,21 +45,24 @@ public final class ProcessHostMemory implements HostMemory {
         if (length == 0) {
             return;
         }
-        ByteBuffer direct = buf.isDirect() ? buf : ByteBuffer.allocateDirect(length);
-        if (!buf.isDirect() && toProcess) {
-            direct.put(buf.duplicate()).flip();
+        ByteBuffer scratch = Scratch.of(buf.isDirect() ? 0 : length);
+        long iovs = MEMORY.getDirectBufferAddress(scratch);
+        long base;
+        if (buf.isDirect()) {
+            base = MEMORY.getDirectBufferAddress(buf) + buf.position();
+        } else {
+            base = iovs + Scratch.IOVECS;
+            if (toProcess) {
+                MEMORY.putByteArray(base, buf.array(), buf.arrayOffset() + buf.position(), length);
+            }
         }
-        long base = MEMORY.getDirectBufferAddress(direct) + direct.position();
-        ByteBuffer iov = ByteBuffer.allocateDirect(32);
-        long iovs = MEMORY.getDirectBufferAddress(iov);
         int done = 0;
         while (done < length) {
             MEMORY.putAddress(iovs, base + done);
             MEMORY.putLong(iovs + 8, length - done);
             MEMORY.putAddress(iovs + 16, address + done);
             MEMORY.putLong(iovs + 24, length - done);
-            long n = calls().syscall(toProcess ? SYS_PROCESS_VM_WRITEV : SYS_PROCESS_VM_READV, pid, iovs, 1,
-                    iovs + 16, 1, 0);
+            long n = toProcess ? ProcessVm.writev(pid, iovs, 1, iovs + 16, 1) : ProcessVm.readv(pid, iovs, 1, iovs + 16, 1);
             if (n <= 0) {
                 throw new MemoryFault(String.format("pid %d: %s of %d bytes at 0x%x failed after %d", pid,
                         toProcess ? "write" : "read", length, address, done));
@@ -85,9 +70,35 @@ public final class ProcessHostMemory implements HostMemory {
             done += (int) n;
         }
         if (!buf.isDirect() && !toProcess) {
-            buf.duplicate().put(direct.duplicate().position(0).limit(length));
+            MEMORY.getByteArray(base, buf.array(), buf.arrayOffset() + buf.position(), length);
         }
+        Reference.reachabilityFence(scratch); // a one-off buffer must outlive the calls that use its address
+        Reference.reachabilityFence(buf);
         buf.position(buf.position() + length);
+    }
+
+    /**
+     * The calling thread's native scratch: two iovecs, then room to stage a heap buffer's bytes
+     * (no direct buffer allocated per transfer: allocateDirect zeroes and is freed only by GC).
+     */
+    private static final class Scratch {
+        static final int IOVECS = 32;
+        /** Larger heap transfers get a buffer of their own rather than one kept per thread. */
+        private static final int KEPT = 256 << 10;
+        private static final ThreadLocal<ByteBuffer> KEPT_BUFFER = new ThreadLocal<>();
+
+        static ByteBuffer of(int staged) {
+            int size = IOVECS + staged;
+            if (size > KEPT) {
+                return ByteBuffer.allocateDirect(size);
+            }
+            ByteBuffer b = KEPT_BUFFER.get();
+            if (b == null || b.capacity() < size) {
+                b = ByteBuffer.allocateDirect(Math.max(size, 4096));
+                KEPT_BUFFER.set(b);
+            }
+            return b;
+        }
     }
 
     /** Every page of the range in mappings that are readable (and writable when asked), without gaps. */

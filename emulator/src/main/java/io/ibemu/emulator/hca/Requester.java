@@ -24,6 +24,9 @@ final class Requester {
     private static final int RNR_INFINITE = 7;
 
     private final Hca hca;
+    /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
+    static final int KEPT_STAGING = 16 << 20;
+    private ByteBuffer staging; // guarded by the model lock
 
     private enum Kind { DONE, RNR, LOST }
 
@@ -262,7 +265,7 @@ final class Requester {
         if (wr.opcode() == WrOpcode.RDMA_READ) {
             ByteBuffer data = r.data();
             return scatter(qp.pd(), wr.sgList(), data, 0)
-                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, data.capacity(), 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
+                    ? new Outcome(Kind.DONE, WcStatus.SUCCESS, data.limit(), 0) : Outcome.done(WcStatus.LOC_PROT_ERR);
         }
         if (WrOpcode.isAtomic(wr.opcode())) {
             ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, r.original());
@@ -289,7 +292,7 @@ final class Requester {
     private static Traffic responseTraffic(Packet p, Response r, int mtu) {
         int grh = p.grh() != null ? Traffic.GRH : 0;
         if (r.data() != null) {
-            long len = r.data().capacity();
+            long len = r.data().limit();
             return Traffic.of(len, mtu, grh, Traffic.AETH, len > mtu ? Traffic.AETH : 0);
         }
         if (WrOpcode.isAtomic(p.opcode()) && r.kind() == Response.Kind.ACK) {
@@ -305,7 +308,7 @@ final class Requester {
         if (wr.isInline()) {
             return ByteBuffer.wrap(wr.inlineData().clone());
         }
-        ByteBuffer data = length >= (64 << 10) ? ByteBuffer.allocateDirect(length) : ByteBuffer.allocate(length);
+        ByteBuffer data = staging(length);
         for (Sge s : wr.sgList()) {
             if (s.length() == 0) {
                 continue;
@@ -324,6 +327,21 @@ final class Requester {
             data.position(data.position() + s.length());
         }
         return data.flip();
+    }
+
+    /**
+     * A direct buffer of {@code length} bytes for one message's payload, reused from message to
+     * message: the payload lives only while {@link #execute} delivers it (under the model lock,
+     * which guards this buffer), and process_vm_readv/writev then move it with no copy of ours.
+     */
+    private ByteBuffer staging(int length) {
+        if (length > KEPT_STAGING) {
+            return ByteBuffer.allocateDirect(length);
+        }
+        if (staging == null || staging.capacity() < length) {
+            staging = ByteBuffer.allocateDirect(Math.max(length, 4096));
+        }
+        return staging.clear().limit(length);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.abi.CField;
 
 import java.util.Arrays;
 
@@ -41,6 +42,11 @@ final class Command {
     /** An unsigned request member (up to 8 bytes), from the request struct. */
     long u(String member) {
         return spec.request().field(member).get(in, 0);
+    }
+
+    /** A member by its field, for the hot commands that look their fields up once. */
+    long at(CField field, int base) {
+        return field.get(in, base);
     }
 
     int u32(String member) {

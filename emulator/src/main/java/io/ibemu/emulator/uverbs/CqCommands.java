@@ -1,6 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.abi.CField;
 import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.WorkCompletion;
@@ -12,6 +13,26 @@ import java.util.concurrent.atomic.AtomicReference;
 final class CqCommands {
     private static final int WC_SIZE = Abi.WC.size();
     private static final int POLL_HEADER = Abi.POLL_CQ_RESP.size();
+    // POLL_CQ and REQ_NOTIFY_CQ run per message: their members are looked up once
+    private static final CField POLL_CQ_HANDLE = Abi.POLL_CQ.field("cq_handle");
+    private static final CField POLL_NE = Abi.POLL_CQ.field("ne");
+    private static final CField POLL_COUNT = Abi.POLL_CQ_RESP.field("count");
+    private static final CField NOTIFY_CQ_HANDLE = Abi.REQ_NOTIFY_CQ.field("cq_handle");
+    private static final CField NOTIFY_SOLICITED = Abi.REQ_NOTIFY_CQ.field("solicited_only");
+    private static final CField WC_WR_ID = Abi.WC.field("wr_id");
+    private static final CField WC_STATUS = Abi.WC.field("status");
+    private static final CField WC_OPCODE = Abi.WC.field("opcode");
+    private static final CField WC_VENDOR_ERR = Abi.WC.field("vendor_err");
+    private static final CField WC_BYTE_LEN = Abi.WC.field("byte_len");
+    private static final CField WC_EX = Abi.WC.field("ex");
+    private static final CField WC_QP_NUM = Abi.WC.field("qp_num");
+    private static final CField WC_SRC_QP = Abi.WC.field("src_qp");
+    private static final CField WC_FLAGS = Abi.WC.field("wc_flags");
+    private static final CField WC_PKEY_INDEX = Abi.WC.field("pkey_index");
+    private static final CField WC_SLID = Abi.WC.field("slid");
+    private static final CField WC_SL = Abi.WC.field("sl");
+    private static final CField WC_DLID_PATH_BITS = Abi.WC.field("dlid_path_bits");
+    private static final CField WC_PORT_NUM = Abi.WC.field("port_num");
 
     private CqCommands() {
     }
@@ -84,11 +105,11 @@ final class CqCommands {
 
     /** ib_uverbs_poll_cq: up to ne completions after the count header; each is consumed once polled. */
     static void pollCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
-        int max = (int) Math.min(c.u("ne"), 1 << 16);
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.at(POLL_CQ_HANDLE, 0));
+        int max = (int) Math.min(c.at(POLL_NE, 0), 1 << 16);
         List<WorkCompletion> wcs = cq.poll(max);
         byte[] out = new byte[POLL_HEADER + wcs.size() * WC_SIZE];
-        Abi.POLL_CQ_RESP.field("count").put(out, wcs.size());
+        POLL_COUNT.put(out, wcs.size());
         for (int i = 0; i < wcs.size(); i++) {
             encode(wcs.get(i), out, POLL_HEADER + i * WC_SIZE);
         }
@@ -97,25 +118,24 @@ final class CqCommands {
 
     /** copy_wc_to_user. */
     private static void encode(WorkCompletion wc, byte[] out, int base) {
-        CStruct s = Abi.WC;
-        s.field("wr_id").put(out, base, wc.wrId());
-        s.field("status").put(out, base, wc.status());
-        s.field("opcode").put(out, base, wc.opcode());
-        s.field("vendor_err").put(out, base, wc.vendorErr());
-        s.field("byte_len").put(out, base, wc.byteLen() & 0xffffffffL);
-        s.field("ex").put(out, base, wc.immData() & 0xffffffffL);
-        s.field("qp_num").put(out, base, wc.qpNum());
-        s.field("src_qp").put(out, base, wc.srcQp());
-        s.field("wc_flags").put(out, base, wc.wcFlags());
-        s.field("pkey_index").put(out, base, wc.pkeyIndex());
-        s.field("slid").put(out, base, wc.slid());
-        s.field("sl").put(out, base, wc.sl());
-        s.field("dlid_path_bits").put(out, base, wc.dlidPathBits());
-        s.field("port_num").put(out, base, 0);
+        WC_WR_ID.put(out, base, wc.wrId());
+        WC_STATUS.put(out, base, wc.status());
+        WC_OPCODE.put(out, base, wc.opcode());
+        WC_VENDOR_ERR.put(out, base, wc.vendorErr());
+        WC_BYTE_LEN.put(out, base, wc.byteLen() & 0xffffffffL);
+        WC_EX.put(out, base, wc.immData() & 0xffffffffL);
+        WC_QP_NUM.put(out, base, wc.qpNum());
+        WC_SRC_QP.put(out, base, wc.srcQp());
+        WC_FLAGS.put(out, base, wc.wcFlags());
+        WC_PKEY_INDEX.put(out, base, wc.pkeyIndex());
+        WC_SLID.put(out, base, wc.slid());
+        WC_SL.put(out, base, wc.sl());
+        WC_DLID_PATH_BITS.put(out, base, wc.dlidPathBits());
+        WC_PORT_NUM.put(out, base, 0);
     }
 
     static void reqNotifyCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
-        cq.requestNotify(c.u("solicited_only") != 0);
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.at(NOTIFY_CQ_HANDLE, 0));
+        cq.requestNotify(c.at(NOTIFY_SOLICITED, 0) != 0);
     }
 }

@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.PostError;
 import io.ibemu.emulator.hca.QpType;
@@ -42,20 +43,33 @@ final class PostCommands {
     private static final CField UD_QKEY = Abi.SEND_WR_UD.field("remote_qkey");
     private static final CField RECV_WR_ID = Abi.RECV_WR.field("wr_id");
     private static final CField RECV_NUM_SGE = Abi.RECV_WR.field("num_sge");
+    /** The post structs' members, looked up once: the data path runs these commands per message. */
+    private static final Layout SEND = Layout.of(Abi.POST_SEND, "qp_handle");
+    private static final Layout RECV = Layout.of(Abi.POST_RECV, "qp_handle");
+    private static final Layout SRQ_RECV = Layout.of(Abi.POST_SRQ_RECV, "srq_handle");
+    private static final CField BAD_WR = Abi.POST_RESP.field("bad_wr");
     /** The largest inline payload a WQE carries: what CREATE_QP can grant. */
     private static final int MAX_INLINE = 1 << 16;
 
     private PostCommands() {
     }
 
+    /** One post command struct: ib_uverbs_post_send, _post_recv or _post_srq_recv. */
+    private record Layout(int size, CField handle, CField wrCount, CField sgeCount, CField wqeSize) {
+        static Layout of(CStruct s, String handle) {
+            return new Layout(s.size(), s.field(handle), s.field("wr_count"), s.field("sge_count"), s.field("wqe_size"));
+        }
+    }
+
     /** Where the arrays of a post start and end in the request bytes. */
     private record Arrays(int wrs, int wqeSize, int wrCount, int sges, int sgeCount) {
     }
 
-    private static Arrays arrays(Command c, int headerSize, int minWqe) throws Errno {
-        long wqeSize = c.u("wqe_size");
-        long wrCount = c.u("wr_count");
-        long sgeCount = c.u("sge_count");
+    private static Arrays arrays(Command c, Layout layout, int minWqe) throws Errno {
+        int headerSize = layout.size();
+        long wqeSize = c.at(layout.wqeSize(), 0);
+        long wrCount = c.at(layout.wrCount(), 0);
+        long sgeCount = c.at(layout.sgeCount(), 0);
         if (wqeSize < minWqe) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -83,8 +97,8 @@ final class PostCommands {
     }
 
     static void postSend(Command c) throws Errno {
-        Arrays a = arrays(c, Abi.POST_SEND.size(), Abi.SEND_WR.size());
-        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
+        Arrays a = arrays(c, SEND, Abi.SEND_WR.size());
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.at(SEND.handle(), 0));
         boolean ud = qp.type() == QpType.UD;
         List<SendWorkRequest> wrs = new ArrayList<>(a.wrCount());
         int sgIndex = 0;
@@ -170,9 +184,9 @@ final class PostCommands {
     }
 
     static void postRecv(Command c) throws Errno {
-        Arrays a = arrays(c, Abi.POST_RECV.size(), Abi.RECV_WR.size());
+        Arrays a = arrays(c, RECV, Abi.RECV_WR.size());
         List<ReceiveWorkRequest> wrs = recvWrs(c, a);
-        QueuePair qp = c.file.objects.read(ObjectType.QP, c.u("qp_handle"));
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.at(RECV.handle(), 0));
         int bad = 0;
         try {
             c.file.device.hca().postRecv(qp, wrs);
@@ -185,9 +199,9 @@ final class PostCommands {
     }
 
     static void postSrqRecv(Command c) throws Errno {
-        Arrays a = arrays(c, Abi.POST_SRQ_RECV.size(), Abi.RECV_WR.size());
+        Arrays a = arrays(c, SRQ_RECV, Abi.RECV_WR.size());
         List<ReceiveWorkRequest> wrs = recvWrs(c, a);
-        SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
+        SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.at(SRQ_RECV.handle(), 0));
         int bad = 0;
         try {
             c.file.device.hca().postSrqRecv(srq, wrs);
@@ -217,7 +231,7 @@ final class PostCommands {
 
     private static void respondBad(Command c, int bad) throws Errno {
         byte[] resp = c.newResponse();
-        c.put(resp, "bad_wr", bad);
+        BAD_WR.put(resp, bad);
         c.respond(resp);
     }
 }
