@@ -73,6 +73,9 @@ final class PostCommands {
         if (wqeSize < minWqe) {
             throw Errno.of(Errno.EINVAL);
         }
+        if (wrCount > c.inLength || sgeCount > c.inLength) {
+            throw Errno.of(Errno.ENOSPC); // more records than bytes: past the end (and no overflow below)
+        }
         long wrs = headerSize;
         long sges = wrs + wqeSize * wrCount;
         long end = sges + sgeCount * SGE_SIZE;

@@ -117,6 +117,16 @@ class UverbsFileTest {
     }
 
     @Test
+    void postArraysPastTheWriteAreNoSpaceEvenWhenTheirSizeOverflows() throws Errno {
+        DeviceFile f = context();
+        // POST_SEND: response, qp_handle 0 | wr_count 2^32-1, sge_count 0 | wqe_size 2^32-1
+        assertErrno(Errno.ENOSPC, () -> write(f, cmd(28, 8, 1, new long[] {RESP, 0xffffffffL << 32,
+            0xffffffffL << 32})));
+        // POST_RECV with one 16-byte record announced and none written
+        assertErrno(Errno.ENOSPC, () -> write(f, cmd(29, 8, 1, new long[] {RESP, 1L << 32, 16L << 32})));
+    }
+
+    @Test
     void queryPortOutsideTheDeviceIsInvalid() throws Errno {
         DeviceFile f = context();
         assertErrno(Errno.EINVAL, () -> write(f, cmd(2, 6, 10, new long[] {RESP, 0})));
