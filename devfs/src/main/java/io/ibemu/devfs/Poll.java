@@ -9,6 +9,8 @@ public final class Poll {
     public static final int HUP = 0x010;
     public static final int RDNORM = 0x040;
     public static final int WRNORM = 0x100;
+    /** DEFAULT_POLLMASK: what the VFS reports for a file whose driver has no .poll. */
+    public static final int DEFAULT_MASK = IN | OUT | RDNORM | WRNORM;
 
     private Poll() {
     }

@@ -1,14 +1,12 @@
 package io.ibemu.devfs.supervise;
 
+import io.ibemu.devfs.PrivateSocket;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
 
 import java.io.IOException;
-import java.net.SocketException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
@@ -16,8 +14,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,23 +109,7 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException(devices + " is not mounted");
         }
         long dev = deviceOf(mount.toString());
-        Path temporary = socket.resolveSibling(socket.getFileName() + ".new");
-        Files.deleteIfExists(temporary);
-        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        try {
-            try {
-                server.bind(UnixDomainSocketAddress.of(temporary));
-            } catch (SocketException e) {
-                throw new IOException("cannot bind the supervisor socket " + temporary + " (" + e.getMessage()
-                        + "); a Unix socket path has at most 107 bytes", e);
-            }
-            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
-            Files.move(temporary, socket, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | RuntimeException e) {
-            server.close();
-            Files.deleteIfExists(temporary);
-            throw e;
-        }
+        ServerSocketChannel server = PrivateSocket.bind(socket, "the supervisor socket");
         Supervisor s = new Supervisor(devices, server, socket, dev);
         s.acceptor.start();
         s.watchdog.start();

@@ -1,13 +1,11 @@
 package io.ibemu.emulator.control;
 
+import io.ibemu.devfs.PrivateSocket;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
@@ -15,8 +13,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -91,24 +87,7 @@ public final class ControlServer implements AutoCloseable {
     static ControlServer start(Console console, Path dir, int maxConnections, long idleTimeoutMs)
             throws IOException {
         Path socket = dir.resolve(SOCKET);
-        Path temporary = dir.resolve(SOCKET + ".new");
-        Files.deleteIfExists(temporary);
-        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        try {
-            try {
-                server.bind(UnixDomainSocketAddress.of(temporary));
-            } catch (SocketException e) {
-                // sun_path holds 108 bytes: a deep state directory does not fit
-                throw new IOException("cannot bind the control socket " + temporary + " (" + e.getMessage()
-                        + "); a Unix socket path has at most 107 bytes: use a shorter IBEMU_STATE_DIR", e);
-            }
-            Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
-            Files.move(temporary, socket, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException | RuntimeException e) {
-            server.close();
-            Files.deleteIfExists(temporary);
-            throw e;
-        }
+        ServerSocketChannel server = PrivateSocket.bind(socket, "the control socket");
         ControlServer s = new ControlServer(console, socket, server, maxConnections, idleTimeoutMs);
         s.acceptor.start();
         return s;

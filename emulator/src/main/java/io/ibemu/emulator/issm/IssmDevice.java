@@ -88,7 +88,7 @@ public final class IssmDevice implements CharDevice {
         /** No .poll either: DEFAULT_POLLMASK. */
         @Override
         public int poll(Caller caller, PollWaiter waiter) {
-            return Poll.IN | Poll.OUT | Poll.RDNORM | Poll.WRNORM;
+            return Poll.DEFAULT_MASK;
         }
 
         @Override

@@ -176,7 +176,7 @@ final class UverbsFile implements DeviceFile {
     /** Without .poll in uverbs_fops the VFS reports the file always ready (DEFAULT_POLLMASK). */
     @Override
     public int poll(Caller caller, PollWaiter waiter) {
-        return Poll.IN | Poll.OUT | Poll.RDNORM | Poll.WRNORM;
+        return Poll.DEFAULT_MASK;
     }
 
     /** ib_uverbs_close: every object of the file goes, then the file leaves the device's list. */
