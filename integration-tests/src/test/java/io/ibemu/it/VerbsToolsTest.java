@@ -110,6 +110,11 @@ class VerbsToolsTest {
                 + "--clear-groups /usr/bin/python3 " + script + " ibemu0"));
     }
 
+    /**
+     * qperf's RDMA tests poll their CQs here (-cp 1): waiting on completion events (its default),
+     * one side now and then never returns from ibv_destroy_cq at the end (libibverbs waits for
+     * acks of more events than the program read; docs/compatibility.md, an open bug).
+     */
     @ParameterizedTest(name = "qperf {0}")
     @CsvSource({"rc_lat", "rc_bw", "rc_rdma_write_bw", "rc_rdma_read_lat", "ud_lat"})
     void qperfRunsOverTheEmulatedHcas(String test) {
@@ -118,7 +123,7 @@ class VerbsToolsTest {
                 "qperf -lp " + port + " > /dev/null 2>&1 &",
                 "srv=$!",
                 "sleep 1",
-                "timeout 60 qperf -lp " + port + " -t 1 -li ibemu1:1 -ri ibemu0:1 localhost " + test,
+                "timeout 60 qperf -lp " + port + " -t 1 -cp 1 -li ibemu1:1 -ri ibemu0:1 localhost " + test,
                 "c=$?",
                 "kill $srv; wait $srv",
                 "exit $c"));
