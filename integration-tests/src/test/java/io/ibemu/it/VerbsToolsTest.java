@@ -111,9 +111,10 @@ class VerbsToolsTest {
     }
 
     /**
-     * qperf's RDMA tests poll their CQs here (-cp 1): waiting on completion events (its default),
-     * one side now and then never returns from ibv_destroy_cq at the end (libibverbs waits for
-     * acks of more events than the program read; docs/compatibility.md, an open bug).
+     * qperf's RDMA tests poll their CQs here (-cp 1). Waiting on completion events (its default),
+     * its end-of-test SIGALRM can make a supervised REQ_NOTIFY_CQ write return EINTR, which a
+     * kernel uverbs write never does; qperf then skips an ack and hangs in ibv_destroy_cq
+     * (docs/compatibility.md: an open bug).
      */
     @ParameterizedTest(name = "qperf {0}")
     @CsvSource({"rc_lat", "rc_bw", "rc_rdma_write_bw", "rc_rdma_read_lat", "ud_lat"})
