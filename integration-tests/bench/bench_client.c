@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 #include <rdma/ib_user_mad.h>
 #include <rdma/rdma_user_ioctl.h>
 
@@ -51,33 +53,10 @@ struct device {
 	uint32_t tid;
 };
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-	double *c = malloc(n * sizeof(*c)), m;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp);
-	m = c[n / 2];
-	free(c);
-	return m;
-}
-
 static void report(const char *op, struct device *d, double *v, int n, double *rounds, int nrounds)
 {
 	int r;
-	qsort(v, n, sizeof(*v), cmp);
+	qsort(v, n, sizeof(*v), cmp_double);
 	printf("%s %s median=%.2f p90=%.2f p99=%.2f n=%d rounds=", op, d->name, v[n / 2],
 	       v[(int)(n * 0.90)], v[(int)(n * 0.99)], n);
 	for (r = 0; r < nrounds; r++)

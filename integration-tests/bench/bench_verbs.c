@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
+
 #define MAX_ROUNDS 32
 #define MAX_SIZES 4
 #define RECV_SLOTS 1
@@ -54,29 +56,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "bench_verbs: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-	double *c = malloc(n * sizeof(*c)), m;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp);
-	m = c[n / 2];
-	free(c);
-	return m;
 }
 
 static struct ibv_context *open_named(const char *name)
@@ -266,7 +245,7 @@ static void add_round(struct series *s, double *v, int n)
 static void print(const char *what, const char *system, struct series *s, double writes_per)
 {
 	int r;
-	qsort(s->v, s->n, sizeof(*s->v), cmp);
+	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
 	printf("%s %s median=%.2f p90=%.2f p99=%.2f n=%d writes=%.2f rounds=", what, system,
 	       s->v[s->n / 2], s->v[(int)(s->n * 0.9)], s->v[(int)(s->n * 0.99)], s->n, writes_per);
 	for (r = 0; r < s->nrounds; r++)
