@@ -74,6 +74,21 @@ final class Command {
         respondAt(response, resp, outLength);
     }
 
+    /**
+     * EFAULT unless the response can be written, leaving its bytes as they are (written back
+     * unchanged): for commands whose side effect cannot be taken back once made.
+     */
+    void checkResponseWritable() throws Errno {
+        if (outLength == 0) {
+            return;
+        }
+        try {
+            caller.writeMemory(response, caller.readMemory(response, outLength));
+        } catch (Errno e) {
+            throw Errno.of(Errno.EFAULT);
+        }
+    }
+
     void respondAt(long address, byte[] resp, int length) throws Errno {
         if (length == 0) {
             return;

@@ -15,14 +15,14 @@ final class ContextCommands {
     /**
      * ib_uverbs_get_context: the context and its async event file, whose new descriptor the
      * response names. The response must be writable before the descriptor is installed, so a bad
-     * response address leaves no descriptor behind.
+     * response address leaves no descriptor behind (and a failed command no changed response).
      */
     static void getContext(Command c) throws Errno {
         if (c.file.context() != null) {
             throw Errno.of(Errno.EINVAL);
         }
+        c.checkResponseWritable();
         byte[] resp = c.newResponse();
-        c.respond(resp);
         EventFile async = EventFile.asyncEvents();
         int fd = c.caller.installFile(async, EVENT_FILE_FLAGS);
         c.file.setContext(new UverbsFile.Context(async, Owners.of(c.caller).pid()));
@@ -33,8 +33,8 @@ final class ContextCommands {
 
     /** ib_uverbs_create_comp_channel: a new completion channel file in the caller. */
     static void createCompChannel(Command c) throws Errno {
+        c.checkResponseWritable();
         byte[] resp = c.newResponse();
-        c.respond(resp);
         EventFile channel = EventFile.completionChannel();
         int fd = c.caller.installFile(channel, EVENT_FILE_FLAGS);
         c.file.channels.put(fd, channel);
