@@ -14,6 +14,8 @@
  * write/fstat on the reserved descriptor range [BASE, BASE+COUNT) where the daemon installs
  * the device files it opens. socket(AF_NETLINK, *, NETLINK_RDMA) fails with EPROTONOSUPPORT
  * as on a kernel without RDMA netlink, so libibverbs reads the (emulated) sysfs instead.
+ * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
+ * before the daemon took it is restarted there, as the kernel's own calls would not fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +104,7 @@ static int install_filter(unsigned base)
 		JMP(BPF_JEQ, SYS_pwrite64, FD, NEXT),
 		JMP(BPF_JEQ, SYS_fstat, FD, NEXT),
 		JMP(BPF_JEQ, SYS_newfstatat, FSTATAT, NEXT),
+		JMP(BPF_JEQ, SYS_rt_sigreturn, NOTIFY, NEXT), /* a handler returns: see Listener.signalReturn */
 		JMP(BPF_JEQ, SYS_statx, STATX, ALLOW),
 		/* socket(domain, type, protocol): RDMA netlink fails as on a kernel without it */
 		LD_AT(SOCKET, ARG_LO(0)),

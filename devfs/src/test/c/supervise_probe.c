@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -58,6 +59,103 @@ static ssize_t command(int fd, uint32_t cmd, void *response, const void *payload
 }
 
 static int event_fd;
+static volatile unsigned long alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/*
+ * A SIGALRM every few microseconds, handled without SA_RESTART, while the supervised calls
+ * run: the kernel's own write/fstat/open of these files never fail with EINTR, and a signal
+ * that comes before the daemon has taken the notification must not make them fail either.
+ */
+static void signal_storm(int fd, const char *tmpdir)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }; /* sa_flags 0: no SA_RESTART */
+	struct itimerval every = { .it_interval = { 0, 199 }, .it_value = { 0, 199 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	unsigned long writes = 0, write_eintr = 0, stats = 0, stat_eintr = 0, opens = 0, open_eintr = 0;
+	unsigned long files = 0, file_eintr = 0, wrong = 0;
+	struct timespec start, now;
+	char path[256], buf[1];
+	uint32_t out[4], in[1] = { 0x29 };
+	struct stat st;
+	int pipefd[2];
+
+	snprintf(path, sizeof(path), "%s/storm", tmpdir);
+	sigaction(SIGALRM, &sa, NULL);
+	if (pipe(pipefd) == 0) {
+		alarm(1);
+		check(read(pipefd[0], buf, 1) < 0 && errno == EINTR,
+		      "the handler has no SA_RESTART: a read of an empty pipe ends with EINTR");
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	{
+		char fifo[256];
+		int f;
+		snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+		if (mkfifo(fifo, 0600) == 0) {
+			alarm(1);
+			f = open(fifo, O_WRONLY | O_CLOEXEC); /* no reader: sleeps until the signal */
+			check(f < 0 && errno == EINTR, "an open of a FIFO with no reader still ends with EINTR");
+			unlink(fifo);
+		}
+	}
+	alarms = 0;
+	setitimer(ITIMER_REAL, &every, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int i;
+		for (i = 0; i < 200; i++) {
+			ssize_t n = command(fd, ECHO, out, in, 4);
+			writes++;
+			if (n < 0 && errno == EINTR)
+				write_eintr++;
+			else if (n != 20 || out[0] != 0x0101012a) { /* each byte plus one */
+				if (!wrong++)
+					printf("# storm: write gave %zd, response %u, errno %d\n", n, out[0], errno);
+			}
+			stats++;
+			if (fstat(fd, &st) < 0) {
+				if (errno == EINTR)
+					stat_eintr++;
+				else if (!wrong++)
+					printf("# storm: fstat errno %d\n", errno);
+			}
+		}
+		for (i = 0; i < 20; i++) {
+			int o = open(SUP0, O_RDWR | O_CLOEXEC), w;
+			opens++;
+			if (o >= 0)
+				close(o);
+			else if (errno == EINTR)
+				open_eintr++;
+			else if (!wrong++)
+				printf("# storm: device open errno %d\n", errno);
+			w = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			files++;
+			if (w >= 0)
+				close(w);
+			else if (errno == EINTR)
+				file_eintr++;
+			else if (!wrong++)
+				printf("# storm: file open errno %d\n", errno);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - start.tv_sec < 3);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	printf("# signal storm: %lu signals; %lu writes (%lu EINTR), %lu fstats (%lu), %lu device opens (%lu), "
+	       "%lu file opens (%lu)\n", alarms, writes, write_eintr, stats, stat_eintr, opens, open_eintr, files, file_eintr);
+	check(alarms > 1000, "the storm delivered signals during the calls");
+	check(write_eintr == 0 && stat_eintr == 0, "no supervised write or fstat ends with EINTR");
+	check(open_eintr == 0 && file_eintr == 0, "no supervised open ends with EINTR");
+	check(wrong == 0, "every call of the storm gave its right answer");
+}
 static uint32_t read_value;
 static volatile int read_done;
 
@@ -241,6 +339,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		printf("# supervised fstat: %.1f us\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n / 1e3);
 	}
+	signal_storm(fd, argc > 1 ? argv[1] : "/tmp");
 	close(event_fd);
 	close(fd);
 	printf("1..%d\n", checks);

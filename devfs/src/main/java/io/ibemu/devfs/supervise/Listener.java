@@ -12,7 +12,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +39,7 @@ final class Listener {
     private static final int MAX_WRITE = 64 << 20;
     private static final int IOV_MAX = 1024;
     private static final int PAGE = 4096;
+    private static final int PATH_MAX = 4096;
 
     // the per-thread scratch: struct seccomp_notif, a reply or addfd, a pollfd, a /proc path, a stat
     private static final int AT_NOTIF = 0;
@@ -195,6 +198,7 @@ final class Listener {
                 case Syscalls.SYS_OPEN, Syscalls.SYS_OPENAT, Syscalls.SYS_OPENAT2 -> open(n);
                 case Syscalls.SYS_FSTAT, Syscalls.SYS_NEWFSTATAT, Syscalls.SYS_STATX -> stat(n);
                 case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 -> write(n);
+                case Syscalls.SYS_RT_SIGRETURN -> signalReturn(n);
                 default -> proceed(n);
             }
         } catch (Throwable t) {
@@ -385,6 +389,72 @@ final class Listener {
             joined.put(writeBuffer(tid, bases[i], lengths[i]));
         }
         return joined.array();
+    }
+
+    /**
+     * rt_sigreturn: a handler returns. If its signal ended one of the calls this filter notifies
+     * before a thread here received it, the call never ran and its EINTR is not the kernel's:
+     * the handler returns into the call again ({@link SignalFrame}).
+     */
+    private void signalReturn(Notification n) {
+        SignalFrame frame = SignalFrame.of(n.tid());
+        int nr = frame == null ? -1 : frame.interruptedCall();
+        if (nr >= 0 && restartable(n.tid(), nr, frame.arguments()) && valid(n.id())) {
+            try {
+                frame.restart(nr);
+                supervisor.restarted();
+            } catch (Errno e) {
+                // the frame became unreadable: the handler returns the EINTR it has
+            }
+        }
+        proceed(n);
+    }
+
+    /**
+     * The filter notifies this call (the stub's program, mirrored) and the kernel itself would
+     * not have ended it with EINTR: a device file's write or fstat, or an open that cannot sleep
+     * interruptibly. A FIFO, a FUSE file (issm's blocking open among them) or a tty may: those keep
+     * their EINTR, which may be the kernel's own.
+     */
+    private boolean restartable(int tid, int nr, long[] a) {
+        return switch (nr) {
+            case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64, Syscalls.SYS_FSTAT ->
+                    deviceFile(tid, a[0]);
+            case Syscalls.SYS_NEWFSTATAT -> (a[3] & Syscalls.AT_EMPTY_PATH) != 0 && deviceFile(tid, a[0]);
+            case Syscalls.SYS_STATX -> (a[2] & Syscalls.AT_EMPTY_PATH) != 0 && deviceFile(tid, a[0]);
+            case Syscalls.SYS_OPEN -> (a[1] & Syscalls.O_ACCMODE) != 0 && opensAtOnce(tid, Syscalls.AT_FDCWD, a[0]);
+            case Syscalls.SYS_OPENAT -> (a[2] & Syscalls.O_ACCMODE) != 0 && opensAtOnce(tid, (int) a[0], a[1]);
+            case Syscalls.SYS_OPENAT2 -> opensAtOnce(tid, (int) a[0], a[1]);
+            default -> false;
+        };
+    }
+
+    private boolean deviceFile(int tid, long fdArgument) {
+        return fdArgument >= base && fdArgument < base + count
+                && supervisor.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT) != null;
+    }
+
+    /** An open of one of our nodes, of a regular file or directory outside FUSE, or of nothing yet. */
+    private boolean opensAtOnce(int tid, int dirfd, long pathAddress) {
+        String path = readPath(tid, pathAddress, PATH_MAX);
+        if (path == null) {
+            return false;
+        }
+        if (path.startsWith("/") && supervisor.devices().node(path) != null) {
+            return true;
+        }
+        String proc = "/proc/" + tid;
+        Path seen = path.startsWith("/") ? Path.of(proc, "root", path.substring(1))
+                : Path.of(proc, dirfd == Syscalls.AT_FDCWD ? "cwd" : "fd/" + dirfd).resolve(path);
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(seen, BasicFileAttributes.class);
+            return (attributes.isRegularFile() || attributes.isDirectory())
+                    && !Files.getFileStore(seen).type().startsWith("fuse");
+        } catch (NoSuchFileException absent) {
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** {@link io.ibemu.devfs.Caller#installFile}: a new fd at the caller's lowest free number. */

@@ -21,6 +21,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
 
@@ -55,6 +56,7 @@ public final class Supervisor implements AutoCloseable {
     private final Thread watchdog;
     private static final long SPARE_DELAY_MS = 5;
     private volatile boolean closing;
+    private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev) {
         this.devices = devices;
@@ -123,6 +125,15 @@ public final class Supervisor implements AutoCloseable {
     /** The process trees supervised now. */
     public int supervisedTrees() {
         return listeners.size();
+    }
+
+    /** Calls a signal ended before they were received, restarted since start (Listener.signalReturn). */
+    public long restartedCalls() {
+        return restartedCalls.get();
+    }
+
+    void restarted() {
+        restartedCalls.incrementAndGet();
     }
 
     /**

@@ -40,6 +40,7 @@ final class Syscalls {
     static final int SYS_WRITE = 1;
     static final int SYS_OPEN = 2;
     static final int SYS_FSTAT = 5;
+    static final int SYS_RT_SIGRETURN = 15;
     static final int SYS_PWRITE64 = 18;
     static final int SYS_WRITEV = 20;
     static final int SYS_OPENAT = 257;

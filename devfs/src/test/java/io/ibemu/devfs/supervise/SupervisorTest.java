@@ -46,8 +46,8 @@ class SupervisorTest {
         System.out.println(output);
         assertFalse(output.contains("not ok"), output);
         assertFalse(output.contains("FAIL"), output);
-        assertTrue(output.contains("1..32"), output);
-        assertEquals(7, output.lines().filter(l -> l.startsWith("ok: ")).count(), output);
+        assertTrue(output.contains("1..38"), output);
+        assertEquals(8, output.lines().filter(l -> l.startsWith("ok: ")).count(), output);
         assertEquals(0, child.exitValue(), output);
         assertFalse(Files.exists(Path.of("/dev/infiniband")), "the host's /dev is untouched");
         assertEquals(before.lines().filter(l -> l.contains(" /dev")).count(),
