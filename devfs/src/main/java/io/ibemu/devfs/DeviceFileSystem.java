@@ -203,7 +203,7 @@ final class DeviceFileSystem extends FuseStubFS {
                 LOG.log(System.Logger.Level.ERROR, "{0}: open returned no file", path);
                 return -Errno.EIO;
             }
-            fi.putLong(FI_FH, handles.add(new OpenFile(device, this)));
+            fi.putLong(FI_FH, handles.add(new OpenFile(device, path.substring(1), this)));
             OpenFlags.characterDevice(fi);
             return 0;
         } catch (Errno e) {
@@ -213,12 +213,18 @@ final class DeviceFileSystem extends FuseStubFS {
         }
     }
 
-    /** Every close of a descriptor (filp_close -> fuse_flush); answered, so the kernel keeps sending them. */
+    /**
+     * Every close of a descriptor (filp_close -> fuse_flush), inside close(2); answered, so the
+     * kernel keeps sending them. For a device that asks, the last one releases the file.
+     */
     private int flush(Pointer fi) {
         try {
             OpenFile file = handles.get(fi.getLong(FI_FH));
             if (file != null) {
                 file.device.flush();
+                if (file.device.releaseAtLastClose() && !OpenDescriptors.anyLinkTo(file.name)) {
+                    file.release();
+                }
             }
             return 0;
         } catch (Throwable t) {
