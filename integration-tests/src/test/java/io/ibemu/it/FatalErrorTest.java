@@ -31,11 +31,14 @@ class FatalErrorTest {
         // a heap too small for 400,000 queued replies (the receive list's bound is 200,000 each)
         try (Ibemu ib = Ibemu.start(Map.of("IBEMU_JAVA_OPTS", "-Xmx16m"))) {
             long pid = ib.pid();
+            // a request pending when the daemon fails must be answered too
+            KillMatrixTest.Blocked reader = KillMatrixTest.Blocked.start(ib, "umad-read");
             Result r = ib.execCommand(flood.toString(), "400000").cwd(callerDir)
                     .timeout(Duration.ofMinutes(3)).run();
             assertEquals(1, r.exitCode(), "the flood must end in a failed write: " + r);
             assertTrue(r.stdout().startsWith("error E"), r.toString());
             awaitGone(pid);
+            reader.awaitEnded(10_000);
             String failed = Files.readString(ib.stateDir().resolve("failed"));
             assertTrue(failed.contains("OutOfMemoryError"), failed);
             Result st = Ibemu.ibemu("status", "--name", ib.name()).assertExit(3);

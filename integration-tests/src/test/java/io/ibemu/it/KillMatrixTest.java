@@ -29,11 +29,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class KillMatrixTest {
     static Ibemu ib;
-    static Path program;
 
     @BeforeAll
     static void up() {
-        program = CPrograms.compile("kill_states");
+        CPrograms.compile("kill_states"); // a compile error fails here, before any instance starts
         ib = Ibemu.start();
     }
 
@@ -47,6 +46,10 @@ class KillMatrixTest {
     /** A client inside an instance, blocked in STATE: the launcher process and the program's pid. */
     record Blocked(Process launcher, long pid, String state) {
         static Blocked start(Ibemu in, String state) throws Exception {
+            return start(in, CPrograms.compile("kill_states"), state);
+        }
+
+        static Blocked start(Ibemu in, Path program, String state) throws Exception {
             ProcessBuilder pb = new ProcessBuilder(Ibemu.script().toString(), "exec", "--name", in.name(), "--",
                     program.toString(), state).redirectErrorStream(true);
             pb.environment().putAll(Ibemu.launcherEnv());
