@@ -58,6 +58,26 @@ class FatalErrorTest {
     }
 
     @Test
+    void aJvmCrashWritesItsReportIntoTheStateDirectoryNotTheCallers() throws Exception {
+        Path flood = CPrograms.compile("umad_flood");
+        Path callerDir = Files.createTempDirectory(Ibemu.targetDir(), "crash-cwd");
+        // HotSpot itself crashes at the first OutOfMemoryError: its hs_err file goes where ErrorFile says
+        try (Ibemu ib = Ibemu.start(Map.of("IBEMU_JAVA_OPTS", "-Xmx16m -XX:+CrashOnOutOfMemoryError"))) {
+            long pid = ib.pid();
+            assertEquals(ib.stateDir().toRealPath(), Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "cwd")),
+                    "the daemon runs in its state directory");
+            Result r = ib.execCommand(flood.toString(), "400000").cwd(callerDir)
+                    .timeout(Duration.ofMinutes(3)).run();
+            assertEquals(1, r.exitCode(), r.toString());
+            awaitGone(pid);
+            assertTrue(Files.exists(ib.stateDir().resolve("hs_err_pid" + pid + ".log")),
+                    "no JVM error report in " + ib.stateDir() + ":\n" + ib.log());
+            assertNoJvmFiles(callerDir);
+            assertNoJvmFiles(Ibemu.root());
+        }
+    }
+
+    @Test
     void anAbortedFuseConnectionStopsTheDaemonWhole() throws Exception {
         try (Ibemu ib = Ibemu.start()) {
             long pid = ib.pid();
