@@ -16,19 +16,17 @@ import java.nio.file.Path;
  */
 final class OpenDescriptors {
     private static final Path PROC = Path.of("/proc");
-    private static final String SELF = Long.toString(ProcessHandle.current().pid());
 
     private OpenDescriptors() {
     }
 
-    /** Whether a descriptor of some other process links to a path ending in {@code "/" + name}. */
+    /** Whether a descriptor of some process (this one included) links to a path ending in {@code "/" + name}. */
     static boolean anyLinkTo(String name) {
         String suffix = "/" + name;
         Path ownNamespace = namespace(PROC.resolve("self"));
         try (DirectoryStream<Path> processes = Files.newDirectoryStream(PROC, OpenDescriptors::isProcess)) {
             for (Path process : processes) {
-                if (process.getFileName().toString().equals(SELF)
-                        || ownNamespace != null && !ownNamespace.equals(namespace(process))) {
+                if (ownNamespace != null && !ownNamespace.equals(namespace(process))) {
                     continue;
                 }
                 if (hasLink(process.resolve("fd"), suffix)) {
