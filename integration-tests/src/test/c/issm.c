@@ -58,6 +58,66 @@ static void check_bit(const char *when, int want_set, uint32_t tid)
 	t_line(m >= 0 && s == m, d, "sysfs 0x%08lx, PortInfo 0x%08lx", s, m);
 }
 
+/*
+ * ib_umad_sm_close runs at the last close of the file, before close() returns: a
+ * non-blocking open right after it finds the port free (FUSE's RELEASE comes later,
+ * so the emulation frees the port at the FLUSH that leaves no descriptor). A close
+ * that leaves another descriptor (dup, a child's copy) keeps the port held.
+ */
+static void last_close_frees(void)
+{
+	int i, fd = -1, dup_fd, again = 0, other = 0, first_err = 0;
+	double t0 = now_ms();
+	pid_t pid;
+	int st;
+
+	for (i = 0; i < 3000; i++) {
+		fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EAGAIN)
+				again++;
+			else if (!other++)
+				first_err = errno;
+			sleep_ms(5); /* let the held port go before the next try */
+			continue;
+		}
+		close(fd);
+	}
+	t_line(again == 0 && other == 0, "3000 x (non-blocking open, close): the port is free at every open",
+	       "%d EAGAIN, %d other errors (first %s)", again, other, other ? ename(first_err) : "-");
+	t_diag("3000 open/close cycles in %.0f ms", now_ms() - t0);
+
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		t_bail("open issm: %s", strerror(errno));
+	dup_fd = dup(fd);
+	close(fd);
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	t_errno(fd, errno, EAGAIN, "close of one of two descriptors (dup): the port stays held");
+	if (fd >= 0)
+		close(fd);
+	close(dup_fd);
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	t_success(fd, errno, "close of the last descriptor (dup): free at once");
+
+	/* a child's inherited copy holds the file past the parent's close */
+	pid = fork();
+	if (pid == 0) {
+		sleep_ms(300);
+		_exit(0);
+	}
+	close(fd);
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	t_errno(fd, errno, EAGAIN, "parent closes while a child holds a copy: still held");
+	if (fd >= 0)
+		close(fd);
+	waitpid(pid, &st, 0);
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	t_success(fd, errno, "the child exits: free at once");
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	int sm, fd, go[2], rep[2], st;
@@ -185,6 +245,7 @@ int main(void)
 		close(sm);
 		check_bit("issm closed again", 0, 0x105);
 	}
+	last_close_frees();
 	uf_close(&U);
 	return t_done();
 }

@@ -191,8 +191,10 @@ public final class DeviceDirectory implements AutoCloseable {
         }
         String[] argv = {fsName, "-f", target.toString(), "-o",
             "allow_other,default_permissions,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
-        Thread thread = new Thread(() -> loopResult = fileSystem.mainLoop("devfs-" + fsName, argv),
-                "devfs-" + fsName);
+        Thread thread = new Thread(() -> {
+            loopResult = fileSystem.mainLoop("devfs-" + fsName, argv);
+            loopEnded();
+        }, "devfs-" + fsName);
         thread.setDaemon(true);
         thread.start();
         used = true;
@@ -206,6 +208,20 @@ public final class DeviceDirectory implements AutoCloseable {
         }
         this.shutdownHook = new Thread(this::close, "devfs-unmount-" + fsName);
         java.lang.Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * The loop returned: fine during {@link #close()}; otherwise the mount is gone (unmounted
+     * from outside, /dev/fuse failed) and nothing serves these files any more.
+     */
+    private void loopEnded() {
+        boolean unexpected;
+        synchronized (this) {
+            unexpected = loop == Thread.currentThread() && fileSystem.initialized.getCount() == 0;
+        }
+        if (unexpected) {
+            Fatal.raise("the FUSE loop of " + fsName + " ended (status " + loopResult + ")");
+        }
     }
 
     private void awaitMounted(Thread thread, Path target) throws IOException {
@@ -284,10 +300,7 @@ public final class DeviceDirectory implements AutoCloseable {
      * and fails them.
      */
     private void stopLoop(Thread thread, Path target) {
-        long fuse = fileSystem.fusePointer();
-        if (fuse != 0) {
-            Fuse2.LIB.fuse_exit(fuse);
-        }
+        fileSystem.exitSession(); // nothing to do if the loop has ended by itself
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
         try {
             List<Thread> pokes = new ArrayList<>();

@@ -35,6 +35,16 @@ public interface DeviceFile {
     default void flush() {
     }
 
-    /** The last close(2). */
+    /**
+     * Whether {@link #release()} must come at the last close(2), before it returns, rather than
+     * when FUSE sends RELEASE (after close has returned, so a program that closes and at once
+     * opens again would still find the file held). The FUSE layer then checks at each close
+     * whether any descriptor of the file is left (a scan of /proc: meant for rare opens).
+     */
+    default boolean releaseAtLastClose() {
+        return false;
+    }
+
+    /** The last close(2); called once. */
     void release();
 }

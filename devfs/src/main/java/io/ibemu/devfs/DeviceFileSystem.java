@@ -104,13 +104,26 @@ final class DeviceFileSystem extends FuseStubFS {
         }
     }
 
-    long fusePointer() {
-        return fuse;
+    /**
+     * fuse_exit: the loop's workers end after their next request. Nothing once the loop has
+     * torn the session down (fuse_exit on a freed session crashed the JVM at a stop after the
+     * loop had ended by itself).
+     */
+    synchronized void exitSession() {
+        if (fuse != 0) {
+            Fuse2.LIB.fuse_exit(fuse);
+        }
+    }
+
+    /** The loop is about to tear the session down: no poll notification, no fuse_exit after this. */
+    private synchronized void sessionEnding() {
+        startClosing();
+        fuse = 0;
     }
 
     /** fuse_main on Java threads: see {@link FuseLoop}. */
     int mainLoop(String threadName, String[] argv) {
-        return FuseLoop.run(threadName, argv, fuseOperations, Struct.size(fuseOperations));
+        return FuseLoop.run(threadName, argv, fuseOperations, Struct.size(fuseOperations), this::sessionEnding);
     }
 
     // ---- directory ----
@@ -177,7 +190,7 @@ final class DeviceFileSystem extends FuseStubFS {
 
     private int open(String path, Pointer fi) {
         try {
-            if (closing) {
+            if (closing || Fatal.raised()) {
                 return -Errno.ENODEV;
             }
             DeviceDirectory.Entry entry = entry(path);
@@ -190,7 +203,7 @@ final class DeviceFileSystem extends FuseStubFS {
                 LOG.log(System.Logger.Level.ERROR, "{0}: open returned no file", path);
                 return -Errno.EIO;
             }
-            fi.putLong(FI_FH, handles.add(new OpenFile(device, this)));
+            fi.putLong(FI_FH, handles.add(new OpenFile(device, path.substring(1), this)));
             OpenFlags.characterDevice(fi);
             return 0;
         } catch (Errno e) {
@@ -200,12 +213,18 @@ final class DeviceFileSystem extends FuseStubFS {
         }
     }
 
-    /** Every close of a descriptor (filp_close -> fuse_flush); answered, so the kernel keeps sending them. */
+    /**
+     * Every close of a descriptor (filp_close -> fuse_flush), inside close(2); answered, so the
+     * kernel keeps sending them. For a device that asks, the last one releases the file.
+     */
     private int flush(Pointer fi) {
         try {
             OpenFile file = handles.get(fi.getLong(FI_FH));
             if (file != null) {
                 file.device.flush();
+                if (file.device.releaseAtLastClose() && !OpenDescriptors.anyLinkTo(file.name)) {
+                    file.release();
+                }
             }
             return 0;
         } catch (Throwable t) {
@@ -248,6 +267,9 @@ final class DeviceFileSystem extends FuseStubFS {
             OpenFile file = handles.get(fi.getLong(FI_FH));
             if (file == null) {
                 return -Errno.EBADF;
+            }
+            if (Fatal.raised()) { // stopping whole: answer without allocating (ib_umad_write of a removed port: EIO)
+                return -Errno.EIO;
             }
             int size = (int) requestSize;
             long context = Fuse2.context();
@@ -365,6 +387,9 @@ final class DeviceFileSystem extends FuseStubFS {
             if (file == null) {
                 return -Errno.EBADF;
             }
+            if (Fatal.raised()) {
+                return -Errno.EIO;
+            }
             int direction = cmd >>> 30;
             int size = (cmd >>> 16) & 0x3fff;
             byte[] in = NOTHING;
@@ -422,7 +447,9 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     private static int failed(String operation, Throwable t) {
-        LOG.log(System.Logger.Level.ERROR, "devfs " + operation + " failed", t);
+        if (!Fatal.check(t, "devfs " + operation)) { // an Error stops the daemon: it would not log anyway
+            LOG.log(System.Logger.Level.ERROR, "devfs " + operation + " failed", t);
+        }
         return -Errno.EIO;
     }
 

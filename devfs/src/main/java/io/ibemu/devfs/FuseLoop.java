@@ -58,9 +58,10 @@ final class FuseLoop {
 
     /**
      * As {@code fuse_main_real}: mounts as {@code argv} says, serves requests until the session
-     * ends and every worker is gone, unmounts. Returns 0, or 1 when mounting or reading failed.
+     * ends and every worker is gone, runs {@code beforeTeardown}, unmounts. Returns 0, or 1 when
+     * mounting or reading failed.
      */
-    static int run(String name, String[] argv, FuseOperations ops, int opsSize) {
+    static int run(String name, String[] argv, FuseOperations ops, int opsSize, Runnable beforeTeardown) {
         long cells = MEMORY.allocateMemory(16, true); // char *mountpoint; int multithreaded
         try {
             long fuse = Fuse2.LIB.fuse_setup(argv.length, argv, ops, opsSize, cells, cells + 8, 0);
@@ -73,6 +74,7 @@ final class FuseLoop {
                 int bufferSize = (int) Fuse2.LIB.fuse_chan_bufsize(channel);
                 return new FuseLoop(name, session, channel, bufferSize).serve();
             } finally {
+                beforeTeardown.run(); // nothing may use the session or its channel after this
                 Fuse2.LIB.fuse_teardown(fuse, MEMORY.getAddress(cells));
             }
         } finally {
@@ -92,7 +94,7 @@ final class FuseLoop {
                     wait(SPARE_DELAY_MS);
                     if (idle == 0 && finished == before && workers > 0
                             && Fuse2.LIB.fuse_session_exited(session) == 0) {
-                        startWorker();
+                        startSpare();
                     }
                 }
             } catch (InterruptedException e) {
@@ -102,13 +104,25 @@ final class FuseLoop {
         return failed ? 1 : 0;
     }
 
+    /** A spare that cannot start (a thread limit) is tried again later: the busy workers still serve. */
+    private void startSpare() {
+        try {
+            startWorker();
+        } catch (OutOfMemoryError e) {
+            if (!Fatal.isThreadLimit(e)) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.WARNING, "{0}: no spare FUSE worker: {1}", name, e.getMessage());
+        }
+    }
+
     /** Caller holds the lock. */
     private void startWorker() {
         Worker worker = new Worker(this, name + "-" + ++started);
         worker.setDaemon(true);
+        worker.start();
         workers++;
         idle++;
-        worker.start();
     }
 
     /** A thread of the pool; {@code busy} from taking a request until its answer is computed. */
@@ -206,7 +220,9 @@ final class FuseLoop {
                 }
             }
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, name + ": FUSE worker failed", t);
+            if (!Fatal.check(t, name + " FUSE worker")) {
+                LOG.log(System.Logger.Level.ERROR, name + ": FUSE worker failed", t);
+            }
         } finally {
             MEMORY.freeMemory(channelCell);
             MEMORY.freeMemory(buffer);

@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * One open FUSE file: the device's {@link DeviceFile}, the kernel's poll handle for it, and the
  * large reads and writes still being answered in pieces.
@@ -11,14 +13,18 @@ package io.ibemu.devfs;
 final class OpenFile implements PollWaiter {
 
     final DeviceFile device;
+    /** The directory entry it was opened by, as /proc shows its descriptors' links end. */
+    final String name;
     private final DeviceFileSystem fileSystem;
+    private final AtomicBoolean released = new AtomicBoolean();
 
     private long pollHandle; // guarded by this
     private boolean retired; // guarded by this: no more notifications (release or unmount)
     private volatile SplitSyscall splits;
 
-    OpenFile(DeviceFile device, DeviceFileSystem fileSystem) {
+    OpenFile(DeviceFile device, String name, DeviceFileSystem fileSystem) {
         this.device = device;
+        this.name = name;
         this.fileSystem = fileSystem;
     }
 
@@ -79,10 +85,12 @@ final class OpenFile implements PollWaiter {
         splits = split;
     }
 
-    /** The last close: the device forgets the file. */
+    /** The last close (or FUSE's RELEASE after it): the device forgets the file, once. */
     void release() {
         retirePoll();
         splits = null;
-        device.release();
+        if (!released.getAndSet(true)) {
+            device.release();
+        }
     }
 }

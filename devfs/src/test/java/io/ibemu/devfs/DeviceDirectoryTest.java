@@ -428,6 +428,58 @@ class DeviceDirectoryTest {
         return data;
     }
 
+    /** A file that asks for its release at the last close, as issm's port is freed in ib_umad_sm_close. */
+    @Test
+    void aFileReleasedAtLastCloseIsReleasedWhenCloseReturns() {
+        java.util.concurrent.atomic.AtomicInteger releases = new java.util.concurrent.atomic.AtomicInteger();
+        directory.add("held", (caller, flags) -> new DeviceFile() {
+            @Override
+            public ReadResult read(ReadRequest request) throws Errno {
+                throw Errno.of(Errno.EINVAL);
+            }
+
+            @Override
+            public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+                throw Errno.of(Errno.EINVAL);
+            }
+
+            @Override
+            public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+                throw Errno.of(Errno.ENOTTY);
+            }
+
+            @Override
+            public int poll(Caller caller, PollWaiter waiter) {
+                return Poll.DEFAULT_MASK;
+            }
+
+            @Override
+            public boolean releaseAtLastClose() {
+                return true;
+            }
+
+            @Override
+            public void release() {
+                releases.incrementAndGet();
+            }
+        }, 0666);
+        String held = mount.resolve("held").toString();
+        for (int i = 1; i <= 200; i++) {
+            int fd = LIBC.open(held, Posix.O_RDWR);
+            assertTrue(fd >= 0, "open errno " + Posix.errno());
+            assertEquals(0, LIBC.close(fd));
+            assertEquals(i, releases.get(), "released by the time close returned, once");
+        }
+        int fd = LIBC.open(held, Posix.O_RDWR);
+        int copy = LIBC.dup(fd);
+        assertEquals(0, LIBC.close(fd));
+        assertEquals(200, releases.get(), "a dup'd descriptor still holds the file");
+        assertEquals(0, LIBC.close(copy));
+        assertEquals(201, releases.get(), "the last descriptor's close releases it");
+        directory.close(); // RELEASE (sent after close returned) or the unmount: neither releases again
+        assertEquals(201, releases.get());
+    }
+
     private static void awaitTrue(java.util.function.BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (!condition.getAsBoolean()) {

@@ -13,6 +13,8 @@ final class Posix {
 
         int close(int fd);
 
+        int dup(int fd);
+
         long read(int fd, Pointer buf, long count);
 
         long write(int fd, Pointer buf, long count);

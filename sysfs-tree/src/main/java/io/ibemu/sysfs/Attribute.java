@@ -1,6 +1,7 @@
 package io.ibemu.sysfs;
 
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.Fatal;
 import java.lang.System.Logger.Level;
 import java.util.function.Supplier;
 
@@ -45,7 +46,9 @@ final class Attribute extends Node {
         try {
             value = show.get();
         } catch (RuntimeException | Error e) {
-            LOG.log(Level.WARNING, "show of attribute " + name + " failed", e);
+            if (!Fatal.check(e, "show of attribute " + name)) {
+                LOG.log(Level.WARNING, "show of attribute " + name + " failed", e);
+            }
             throw Errno.of(Errno.EIO);
         }
         if (value == null) {
@@ -65,7 +68,9 @@ final class Attribute extends Node {
         } catch (Errno e) {
             throw e;
         } catch (Exception | Error e) {
-            LOG.log(Level.WARNING, "store of attribute " + name + " failed", e);
+            if (!Fatal.check(e, "store of attribute " + name)) {
+                LOG.log(Level.WARNING, "store of attribute " + name + " failed", e);
+            }
             throw Errno.of(Errno.EIO);
         }
     }

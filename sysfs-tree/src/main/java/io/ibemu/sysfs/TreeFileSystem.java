@@ -1,6 +1,7 @@
 package io.ibemu.sysfs;
 
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.Fatal;
 import io.ibemu.devfs.fuse.OpenFlags;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -314,7 +315,9 @@ final class TreeFileSystem extends FuseStubFS {
         } catch (Errno e) {
             return -e.code();
         } catch (RuntimeException | Error e) {
-            LOG.log(Level.ERROR, operation + " " + path + " failed", e);
+            if (!Fatal.check(e, "sysfs " + operation)) { // an Error stops the daemon whole
+                LOG.log(Level.ERROR, operation + " " + path + " failed", e);
+            }
             return -ErrorCodes.EIO();
         }
     }

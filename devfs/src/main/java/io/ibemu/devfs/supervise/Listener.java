@@ -3,6 +3,7 @@ package io.ibemu.devfs.supervise;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.Fatal;
 import io.ibemu.devfs.ProcessMemory;
 
 import java.io.File;
@@ -202,7 +203,9 @@ final class Listener {
                 default -> proceed(n);
             }
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "supervised syscall " + n.nr() + " of tid " + n.tid() + " failed", t);
+            if (!Fatal.check(t, "supervised syscall " + n.nr())) {
+                LOG.log(System.Logger.Level.ERROR, "supervised syscall " + n.nr() + " of tid " + n.tid() + " failed", t);
+            }
             fail(n, Errno.EIO);
         }
     }

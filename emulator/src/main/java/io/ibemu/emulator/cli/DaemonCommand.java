@@ -1,12 +1,15 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.devfs.Fatal;
 import picocli.CommandLine.Command;
+import sun.misc.Signal;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code daemon --state DIR}: serve the devices until SIGTERM. Started by scripts/ibemu inside
@@ -15,6 +18,7 @@ import java.util.concurrent.Callable;
 @Command(name = "daemon", mixinStandardHelpOptions = true,
         description = "Run the emulator in this (private) mount namespace until SIGTERM.")
 final class DaemonCommand implements Callable<Integer> {
+    private static final System.Logger LOG = System.getLogger(DaemonCommand.class.getName());
     private static volatile boolean running;
 
     @Option(names = "--state", required = true, paramLabel = "DIR", description = "Instance state directory.")
@@ -36,10 +40,26 @@ final class DaemonCommand implements Callable<Integer> {
         return running;
     }
 
+    /** Heap kept back for the stop after a fatal error (it unmounts and answers what is pending). */
+    private static final int FATAL_RESERVE = 2 << 20;
+    /** The JVM halts this long after a fatal error even if that stop has not ended. */
+    private static final long FATAL_DEADLINE_MS = 20_000;
+
     @Override
     public Integer call() {
+        AtomicReference<Daemon> started = new AtomicReference<>();
+        // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
+        Fatal.install(reason -> {
+            Daemon.reportFailure(state, "fatal: " + reason);
+            Daemon daemon = started.get();
+            if (daemon != null) {
+                daemon.close();
+            }
+        }, FATAL_RESERVE, FATAL_DEADLINE_MS);
+        ignoreUserSignals();
         try {
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity));
+            started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
             // FUSE loops run on daemon threads: this thread keeps the JVM up until SIGTERM.
@@ -49,9 +69,28 @@ final class DaemonCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
             return 0;
         } catch (Daemon.StartFailure e) {
+            if (Fatal.reason() != null) { // the fatal stop reports and exits
+                return Fatal.EXIT_STATUS;
+            }
             Daemon.reportFailure(state, e.getMessage());
             System.err.println("ibemu: " + e.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * SIGUSR1 would end the JVM (default action) and SIGUSR2 reached HotSpot's suspend handler on
+     * a thread it does not know and crashed it; the daemon has no use for either, so both are
+     * logged and ignored.
+     */
+    private static void ignoreUserSignals() {
+        for (String name : new String[] {"USR1", "USR2"}) {
+            try {
+                Signal.handle(new Signal(name), s -> LOG.log(System.Logger.Level.WARNING,
+                        "SIG{0} ignored: the daemon stops on SIGTERM", s.getName()));
+            } catch (IllegalArgumentException e) {
+                LOG.log(System.Logger.Level.WARNING, "cannot ignore SIG{0}: {1}", name, e.getMessage());
+            }
         }
     }
 }

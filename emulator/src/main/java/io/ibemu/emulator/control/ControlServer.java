@@ -1,5 +1,6 @@
 package io.ibemu.emulator.control;
 
+import io.ibemu.devfs.Fatal;
 import io.ibemu.devfs.PrivateSocket;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -111,7 +112,7 @@ public final class ControlServer implements AutoCloseable {
                 return;
             } catch (Throwable t) {
                 // out of threads, memory or descriptors: later clients must still be accepted
-                if (closed) {
+                if (closed || Fatal.check(t, "control socket")) {
                     return;
                 }
                 System.err.println("ibemu: control socket: " + t);

@@ -91,6 +91,12 @@ public final class IssmDevice implements CharDevice {
             return Poll.DEFAULT_MASK;
         }
 
+        /** ib_umad_sm_close runs at the last close: a close and a new open at once must find the port free. */
+        @Override
+        public boolean releaseAtLastClose() {
+            return true;
+        }
+
         @Override
         public void release() {
             synchronized (fabric.lock()) {
