@@ -36,10 +36,19 @@ final class DaemonCommand implements Callable<Integer> {
         return running;
     }
 
+    @Option(names = "--sm", paramLabel = "none|preset", defaultValue = "none",
+            description = "none: ports as after power-on (Init, no LID); preset: the subnet configured at start "
+                    + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
+    String sm;
+
     @Override
     public Integer call() {
+        if (!sm.equals("none") && !sm.equals("preset")) {
+            System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
+            return 2;
+        }
         try {
-            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity));
+            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset")));
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
             // FUSE loops run on daemon threads: this thread keeps the JVM up until SIGTERM.
