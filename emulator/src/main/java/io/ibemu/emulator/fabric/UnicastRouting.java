@@ -11,8 +11,10 @@ import java.util.Map;
  * The unicast routes of one subnet, as an SM computes its switches' LinearForwardingTables:
  * min-hop, restricted to up/down paths when that reaches every LID (OpenSM's updn engine:
  * switches ranked by distance from the roots, a path may go up, then only down, so the channel
- * dependencies form no cycle). Among equal next hops the port that carries fewest LIDs so far
- * is taken (OpenSM minhop's balancing), the lowest number on a tie. Works on the switches of one
+ * dependencies form no cycle). Each switch takes its equal next hops in turn, one LID after
+ * another, so parallel links and spines share the LIDs evenly (OpenSM's minhop balances by
+ * counting the LIDs on each port; a turn costs no scan and is as even on a fat tree, where a
+ * switch's ways to most destinations are the same set of ports). Works on the switches of one
  * connected subnet given with their ports' LIDs; writes the tables with the fabric lock held.
  */
 final class UnicastRouting {
@@ -191,65 +193,122 @@ final class UnicastRouting {
     }
 
     /**
-     * One pass over every destination switch: a breadth-first search backwards from it gives each
-     * switch its hop count and whether its way there is down only; the LIDs the destination
-     * delivers are then routed at every switch through the least used of its best ports. With
-     * up/down, a switch's own LID that up/down cannot reach from another switch (root to root,
-     * as OpenSM's connect_roots allows) gets a min-hop step there: only management traffic goes
-     * to a switch. Returns false, the tables half written, when up/down cannot reach a CA LID.
+     * Every destination switch's LIDs routed at every switch. Destinations are taken a chunk at a
+     * time: a breadth-first search backwards from each gives every switch its hop count and
+     * whether its way there is down only, kept as one column of a switch-by-destination matrix;
+     * then each switch fills its own table along its row (one switch's table at a time, so the
+     * writes stay in cache), through its best ports in turn. With up/down, a switch's own LID
+     * that up/down cannot reach from another switch (root to root, as OpenSM's connect_roots
+     * allows) gets a min-hop way there: only management traffic goes to a switch. Returns false
+     * when up/down cannot reach a CA LID (tables half written: min-hop then writes every entry).
      */
     private boolean route(boolean upDown) {
         int n = switches.length;
+        int chunk = Math.min(n, CHUNK);
         int[] hops = new int[n];
         boolean[] downOnly = new boolean[n];
-        int[] minHops = upDown ? new int[n] : hops;
-        boolean[] scratch = new boolean[n];
         int[] queue = new int[n];
-        int[][] load = new int[n][];
-        for (int i = 0; i < n; i++) {
-            load[i] = new int[switches[i].portCount() + 1];
-        }
+        int[] turn = new int[n];
         int[] candidates = new int[256];
-        for (int d = 0; d < n; d++) {
-            if (localLids[d].length == 0) {
-                continue;
+        boolean[] edgeUp = new boolean[adjSwitch.length];
+        for (int s = 0; s < n; s++) {
+            for (int e = adjStart[s]; e < adjStart[s + 1]; e++) {
+                edgeUp[e] = isUp(s, adjSwitch[e]);
             }
-            boolean complete = search(d, upDown, hops, downOnly, queue) == n;
-            boolean ownOnly = localLids[d].length == 1 && localPorts[d][0] == 0;
-            if (!complete && upDown) {
-                if (!ownOnly) {
-                    return false;
+        }
+        // way[v * chunk + j]: hops << 1 | down-only from switch v to destination d0 + j; -1: none
+        short[] way = new short[n * chunk];
+        short[] minWay = upDown ? new short[n * chunk] : null;
+        for (int d0 = 0; d0 < n; d0 += chunk) {
+            int width = Math.min(chunk, n - d0);
+            for (int j = 0; j < width; j++) {
+                int d = d0 + j;
+                boolean complete = localLids[d].length == 0 || search(d, upDown, hops, downOnly, queue) == n;
+                column(way, chunk, j, hops, downOnly, localLids[d].length > 0);
+                if (upDown) {
+                    boolean ownOnly = localLids[d].length == 1 && localPorts[d][0] == 0;
+                    if (!complete && !ownOnly) {
+                        return false;
+                    }
+                    if (!complete) {
+                        search(d, false, hops, downOnly, queue);
+                    }
+                    column(minWay, chunk, j, hops, downOnly, !complete);
                 }
-                search(d, false, minHops, scratch, queue);
             }
-            SwitchTables own = switches[d].switchTables();
-            for (int k = 0; k < localLids[d].length; k++) {
-                own.setLinear(localLids[d][k], localPorts[d][k]);
-            }
-            for (int s = 0; s < n; s++) {
-                if (s == d) {
+            fill(d0, width, chunk, way, minWay, upDown, edgeUp, turn, candidates);
+        }
+        return true;
+    }
+
+    /** Destinations taken together: a switch-by-destination matrix of shorts (3.4 MB at 1,651 switches). */
+    private static final int CHUNK = 1024;
+
+    private static void column(short[] way, int chunk, int j, int[] hops, boolean[] downOnly, boolean wanted) {
+        for (int v = 0; v < hops.length; v++) {
+            way[v * chunk + j] = !wanted || hops[v] == UNSET ? -1 : (short) (hops[v] << 1 | (downOnly[v] ? 1 : 0));
+        }
+    }
+
+    /** Each switch's entries for the destinations d0 .. d0 + width - 1, switch by switch. */
+    private void fill(int d0, int width, int chunk, short[] way, short[] minWay, boolean upDown, boolean[] edgeUp,
+            int[] turn, int[] candidates) {
+        for (int s = 0; s < switches.length; s++) {
+            SwitchTables t = switches[s].switchTables();
+            int r = turn[s];
+            for (int j = 0; j < width; j++) {
+                int d = d0 + j;
+                int[] lids = localLids[d];
+                if (lids.length == 0) {
                     continue;
                 }
-                int count = hops[s] != UNSET ? nextHops(s, upDown, hops, downOnly, candidates)
-                        : minHops[s] != UNSET ? nextHops(s, false, minHops, scratch, candidates) : 0;
+                if (d == s) {
+                    for (int k = 0; k < lids.length; k++) {
+                        t.setLinear(lids[k], localPorts[d][k]);
+                    }
+                    continue;
+                }
+                int count = way[s * chunk + j] >= 0 ? nextHops(s, j, chunk, way, upDown, edgeUp, candidates)
+                        : minWay != null && minWay[s * chunk + j] >= 0
+                                ? nextHops(s, j, chunk, minWay, false, edgeUp, candidates) : 0;
                 if (count == 0) {
                     continue; // another subnet: no way there
                 }
-                SwitchTables t = switches[s].switchTables();
-                int[] used = load[s];
-                for (int lid : localLids[d]) {
-                    int best = candidates[0];
-                    for (int c = 1; c < count; c++) {
-                        if (used[candidates[c]] < used[best]) {
-                            best = candidates[c];
-                        }
+                if (r >= count) {
+                    r %= count;
+                }
+                for (int lid : lids) {
+                    t.setLinear(lid, candidates[r]);
+                    if (++r == count) {
+                        r = 0;
                     }
-                    used[best]++;
-                    t.setLinear(lid, best);
                 }
             }
+            turn[s] = r;
         }
-        return true;
+    }
+
+    /**
+     * The ports of switch {@code s} one hop nearer destination column {@code j}, into {@code out};
+     * with up/down, a switch whose way is down only goes down to one whose way is too, the others
+     * go up. Returns the count.
+     */
+    private int nextHops(int s, int j, int chunk, short[] way, boolean upDown, boolean[] edgeUp, int[] out) {
+        int mine = way[s * chunk + j];
+        int wantHops = (mine >> 1) - 1;
+        boolean downOnly = (mine & 1) != 0;
+        int count = 0;
+        for (int e = adjStart[s]; e < adjStart[s + 1]; e++) {
+            int theirs = way[adjSwitch[e] * chunk + j];
+            if (theirs < 0 || theirs >> 1 != wantHops) {
+                continue;
+            }
+            if (upDown && (downOnly ? edgeUp[e] || (theirs & 1) == 0 : !edgeUp[e])) {
+                continue;
+            }
+            out[count++] = adjPort[e];
+        }
+        return count;
     }
 
     /**
@@ -283,25 +342,6 @@ final class UnicastRouting {
             }
         }
         return tail;
-    }
-
-    /**
-     * The ports of switch {@code s} one hop nearer, into {@code out}; with up/down, a switch whose
-     * way is down only goes down to one whose way is too, the others go up. Returns the count.
-     */
-    private int nextHops(int s, boolean upDown, int[] hops, boolean[] downOnly, int[] out) {
-        int count = 0;
-        for (int e = adjStart[s]; e < adjStart[s + 1]; e++) {
-            int v = adjSwitch[e];
-            if (hops[v] != hops[s] - 1) {
-                continue;
-            }
-            if (upDown && (downOnly[s] ? isUp(s, v) || !downOnly[v] : !isUp(s, v))) {
-                continue;
-            }
-            out[count++] = adjPort[e];
-        }
-        return count;
     }
 
     /** The next hop a switch's table gives for {@code lid}, {@link LinearForwardingTable#NO_PORT} if none. */
