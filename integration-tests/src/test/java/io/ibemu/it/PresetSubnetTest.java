@@ -221,6 +221,17 @@ class PresetSubnetTest {
 
     @Test
     @Order(6)
+    void ibemuSmPresetInTheEnvironmentDoesTheSameForRun() throws Exception {
+        Path file = Ibemu.tmpDir().resolve("preset-fat-tree.net");
+        Result r = Ibemu.launcher("run", "--topology", file.toString(), "--local", "host0005", "--", "ibstat",
+                "ibemu0", "1").env("IBEMU_SM", "preset").timeout(TIMEOUT).run();
+        r.assertOk();
+        assertTrue(r.stdout().contains("State: Active") && r.stdout().contains("Base lid: 1")
+                && r.stdout().contains("SM lid: 1"), r.toString());
+    }
+
+    @Test
+    @Order(7)
     void aLaterOpensmAgreesWithThePresetSubnet() throws Exception {
         Path log = Ibemu.tmpDir().resolve(ib.name() + "-opensm-after-preset.log");
         ib.opensm("-o", "-f", log.toString()).timeout(Duration.ofSeconds(180)).run().assertOk();
