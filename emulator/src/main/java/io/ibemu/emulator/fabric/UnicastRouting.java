@@ -37,6 +37,8 @@ final class UnicastRouting {
     private final int[][] localLids;
     private final int[][] localPorts;
     private final int[] rank;
+    /** Per cable entry: going along it is up (a strict order, so the reverse entry is down). */
+    private final boolean[] edgeUp;
     private final int roots;
     private final int maxLid;
 
@@ -108,6 +110,12 @@ final class UnicastRouting {
         maxLid = top;
         rank = new int[n];
         roots = rankFromRoots();
+        edgeUp = new boolean[edges];
+        for (int i = 0; i < n; i++) {
+            for (int e = adjStart[i]; e < adjStart[i + 1]; e++) {
+                edgeUp[e] = isUp(i, adjSwitch[e]);
+            }
+        }
     }
 
     /** The port at the other end of a cable that is plugged in and trained, else null. */
@@ -210,12 +218,6 @@ final class UnicastRouting {
         int[] queue = new int[n];
         int[] turn = new int[n];
         int[] candidates = new int[256];
-        boolean[] edgeUp = new boolean[adjSwitch.length];
-        for (int s = 0; s < n; s++) {
-            for (int e = adjStart[s]; e < adjStart[s + 1]; e++) {
-                edgeUp[e] = isUp(s, adjSwitch[e]);
-            }
-        }
         // way[v * chunk + j]: hops << 1 | down-only from switch v to destination d0 + j; -1: none
         short[] way = new short[n * chunk];
         short[] minWay = upDown ? new short[n * chunk] : null;
@@ -327,7 +329,7 @@ final class UnicastRouting {
             int v = queue[head];
             for (int e = adjStart[v]; e < adjStart[v + 1]; e++) {
                 int u = adjSwitch[e];
-                boolean up = isUp(u, v);
+                boolean up = !edgeUp[e]; // the hop u -> v is the reverse of v's entry e
                 if (upDown && !up && !downOnly[v]) {
                     continue;
                 }
