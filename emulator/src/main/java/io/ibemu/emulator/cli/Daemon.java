@@ -11,6 +11,9 @@ import io.ibemu.emulator.device.IdentityFile;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.PhysPortState;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.DefaultFabric;
@@ -45,7 +48,7 @@ import java.util.stream.Stream;
 final class Daemon implements AutoCloseable {
     private static final Path SYS_PCI_ROOT = Path.of("/sys/devices", InfinibandSysfs.PCI_ROOT);
 
-    record Options(Path state, Path topology, List<String> locals, Path identity) {
+    record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet) {
     }
 
     static final class StartFailure extends Exception {
@@ -77,6 +80,9 @@ final class Daemon implements AutoCloseable {
         Topology topology = readTopology(o.topology());
         Fabric fabric = Fabric.of(topology);
         List<LocalHca> hcas = localHcas(fabric, o.locals(), readIdentities(o.identity()));
+        if (o.presetSubnet()) {
+            presetSubnet(fabric, hcas);
+        }
         MadLayer layer = new MadLayer(fabric);
         DeviceDirectory devices = new DeviceDirectory("ibemu");
         SysfsTree sysfs = new SysfsTree("ibemu-sysfs");
@@ -135,6 +141,23 @@ final class Daemon implements AutoCloseable {
             daemon.close();
             throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
         }
+    }
+
+    /** --sm preset: the subnet of the first cabled local port, configured before anything listens to it. */
+    private static void presetSubnet(Fabric fabric, List<LocalHca> hcas) throws StartFailure {
+        for (LocalHca hca : hcas) {
+            for (Port p : hca.node().ports()) {
+                if (p.physicalState() == PhysPortState.LINK_UP) {
+                    try {
+                        System.err.println("ibemu: " + PresetSubnet.configure(fabric, p).line());
+                    } catch (IllegalStateException e) {
+                        throw new StartFailure("--sm preset: " + e.getMessage());
+                    }
+                    return;
+                }
+            }
+        }
+        System.err.println("ibemu: --sm preset: no local port has a cable; the ports stay as after power-on");
     }
 
     /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */

@@ -36,6 +36,11 @@ final class DaemonCommand implements Callable<Integer> {
             description = "Device names, fw_ver, hca_type, hw_rev, board_id per node ([node] sections).")
     Path identity;
 
+    @Option(names = "--sm", paramLabel = "none|preset", defaultValue = "none",
+            description = "none: ports as after power-on (Init, no LID); preset: the subnet configured at start "
+                    + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
+    String sm;
+
     static boolean running() {
         return running;
     }
@@ -47,6 +52,10 @@ final class DaemonCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (!sm.equals("none") && !sm.equals("preset")) {
+            System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
+            return 2;
+        }
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {
@@ -58,7 +67,7 @@ final class DaemonCommand implements Callable<Integer> {
         }, FATAL_RESERVE, FATAL_DEADLINE_MS);
         ignoreUserSignals();
         try {
-            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity));
+            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset")));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -60,6 +60,35 @@ final class SwitchTables {
         return block == null ? LinearForwardingTable.NO_PORT : block[lid % LinearForwardingTable.PER_BLOCK] & 0xFF;
     }
 
+    /**
+     * Empties the linear table and sets LinearFDBTop, as an SM does before it writes the blocks;
+     * blocks are then allocated only as entries up to the top are set.
+     */
+    void resetLinear(int top) {
+        Arrays.fill(linear, null);
+        linearFdbTop = top;
+    }
+
+    /** One entry of the linear table, its block allocated (all NO_PORT) on first use. */
+    void setLinear(int lid, int port) {
+        byte[] block = linear[lid / LinearForwardingTable.PER_BLOCK];
+        if (block == null) {
+            block = new byte[LinearForwardingTable.PER_BLOCK];
+            Arrays.fill(block, (byte) LinearForwardingTable.NO_PORT);
+            linear[lid / LinearForwardingTable.PER_BLOCK] = block;
+        }
+        block[lid % LinearForwardingTable.PER_BLOCK] = (byte) port;
+    }
+
+    /** How many blocks of the linear table hold memory. */
+    int allocatedLinearBlocks() {
+        int n = 0;
+        for (byte[] b : linear) {
+            n += b == null ? 0 : 1;
+        }
+        return n;
+    }
+
     LinearForwardingTable linearBlock(int block) {
         byte[] b = linear[block];
         Integer[] ports = new Integer[LinearForwardingTable.PER_BLOCK];
