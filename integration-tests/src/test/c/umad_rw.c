@@ -610,6 +610,8 @@ int main(void)
 	watchdog(90);
 	if (port_lookup(&P))
 		t_bail("cannot resolve %s in %s/class/infiniband_mad", umad_path(), sysfs_root());
+	t_detect(P.ibdev);
+	t_require(NEED_IB); /* every part starts with a QP0 agent and directed-route SMPs */
 	if (sysfs_node_guid(&P, &node_guid))
 		t_bail("cannot read node_guid of %s", P.ibdev);
 	port_lid = sysfs_hex(&P, "lid");
