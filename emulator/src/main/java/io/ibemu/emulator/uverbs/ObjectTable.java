@@ -56,6 +56,16 @@ final class ObjectTable {
         return object;
     }
 
+    /**
+     * uobj_get_obj_read where the handler passes the lookup's error on (IS_ERR, PTR_ERR): ENOENT
+     * for an unknown handle, EINVAL for another type. Debian's 6.1 kernel answers so for REG_MR,
+     * RESIZE_CQ, REQ_NOTIFY_CQ, CREATE_QP, MODIFY_QP and POST_SEND (KernelConformanceTest).
+     */
+    <T> T lookup(ObjectType type, long handle) throws Errno {
+        UObject<T> u = get(type, handle);
+        return u.object();
+    }
+
     /** The model object, or null when the lookup fails. */
     <T> T find(ObjectType type, long handle) {
         try {
