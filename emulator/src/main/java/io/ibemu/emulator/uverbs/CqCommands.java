@@ -87,7 +87,7 @@ final class CqCommands {
     }
 
     static void resizeCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.lookup(ObjectType.CQ, c.u("cq_handle"));
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         c.file.device.hca().resize(cq, c.u32("cqe"));
         byte[] resp = c.newResponse();
         c.put(resp, "cqe", cq.cqe());
@@ -135,7 +135,7 @@ final class CqCommands {
     }
 
     static void reqNotifyCq(Command c) throws Errno {
-        CompletionQueue cq = c.file.objects.lookup(ObjectType.CQ, c.at(NOTIFY_CQ_HANDLE, 0));
+        CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.at(NOTIFY_CQ_HANDLE, 0));
         cq.requestNotify(c.at(NOTIFY_SOLICITED, 0) != 0);
     }
 }

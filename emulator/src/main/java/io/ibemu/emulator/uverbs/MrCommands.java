@@ -50,7 +50,7 @@ final class MrCommands {
         }
         int access = c.u32("access_flags");
         checkAccess(access);
-        ProtectionDomain pd = c.file.objects.lookup(ObjectType.PD, c.u("pd_handle"));
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         MemoryRegion mr = c.file.device.hca().registerMr(pd, start, c.u("length"), iova, access, memoryOf(c));
         UObject<MemoryRegion> u = c.file.objects.add(ObjectType.MR, mr, 0);
         byte[] resp = c.newResponse();

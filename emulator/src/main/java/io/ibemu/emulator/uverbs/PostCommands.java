@@ -101,7 +101,7 @@ final class PostCommands {
 
     static void postSend(Command c) throws Errno {
         Arrays a = arrays(c, SEND, Abi.SEND_WR.size());
-        QueuePair qp = c.file.objects.lookup(ObjectType.QP, c.at(SEND.handle(), 0));
+        QueuePair qp = c.file.objects.read(ObjectType.QP, c.at(SEND.handle(), 0));
         boolean ud = qp.type() == QpType.UD;
         List<SendWorkRequest> wrs = new ArrayList<>(a.wrCount());
         int sgIndex = 0;

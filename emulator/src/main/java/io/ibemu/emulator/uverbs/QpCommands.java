@@ -72,20 +72,20 @@ final class QpCommands {
                 maxRecvSge = 0;
             } else {
                 if (c.u("is_srq") != 0) {
-                    srq = t.find(ObjectType.SRQ, c.u("srq_handle"));
-                    if (srq == null || srq.type() == SrqType.XRC) {
+                    srq = t.read(ObjectType.SRQ, c.u("srq_handle"));
+                    if (srq.type() == SrqType.XRC) {
                         throw Errno.of(Errno.EINVAL);
                     }
                 }
                 if (c.u("recv_cq_handle") != c.u("send_cq_handle")) {
-                    rcq = t.lookup(ObjectType.CQ, c.u("recv_cq_handle"));
+                    rcq = t.read(ObjectType.CQ, c.u("recv_cq_handle"));
                 }
             }
-            scq = t.lookup(ObjectType.CQ, c.u("send_cq_handle"));
+            scq = t.read(ObjectType.CQ, c.u("send_cq_handle"));
             if (type != QpType.XRC_INI) {
                 rcq = rcq != null ? rcq : scq;
             }
-            pd = t.lookup(ObjectType.PD, c.u("pd_handle"));
+            pd = t.read(ObjectType.PD, c.u("pd_handle"));
         }
         QpCapabilities cap = new QpCapabilities(c.u32("max_send_wr"), maxRecvWr, c.u32("max_send_sge"), maxRecvSge,
                 c.u32("max_inline_data"));
@@ -204,7 +204,7 @@ final class QpCommands {
         if ((mask & ~allowedBits) != 0) {
             throw Errno.of(Errno.EOPNOTSUPP);
         }
-        QueuePair qp = c.file.objects.lookup(ObjectType.QP, s.field(p + "qp_handle").get(c.in, 0));
+        QueuePair qp = c.file.objects.read(ObjectType.QP, s.field(p + "qp_handle").get(c.in, 0));
         int ports = c.file.device.hca().attributes().physPortCnt();
         int port = (int) s.field(p + "port_num").get(c.in, 0);
         if ((mask & QpAttributeMask.PORT) != 0 && (port < 1 || port > ports)) {
