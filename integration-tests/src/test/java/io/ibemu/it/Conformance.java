@@ -37,11 +37,7 @@ public record Conformance(String probe, Map<String, Outcome> kernel, Map<String,
      * change ibemu (the kernel source of that path has not been read yet). Listed so that CI stays
      * a guard against new ones; each entry is an open bug, reported in docs/conformance.md.
      */
-    static final Map<String, String> OPEN = Map.of(
-            "uverbs_abi: extended QUERY_DEVICE with in_words 0 (< 8-byte request): ENOSPC",
-            "open: 6.1 answers EINVAL before GET_CONTEXT; which check of ib_uverbs_write/verify_hdr does is unread",
-            "uverbs_abi: extended: out_words below the response's required size: ENOSPC",
-            "open: 6.1 answers EINVAL before GET_CONTEXT; which check of ib_uverbs_write/verify_hdr does is unread");
+    static final Map<String, String> OPEN = Map.of();
 
     /** PASS, FAIL (with the probe's detail) or SKIP (with the need), or ABSENT. */
     public record Outcome(Kind kind, String detail) {
