@@ -129,6 +129,8 @@ int main(void)
 	watchdog(60);
 	if (port_lookup(&P))
 		t_bail("cannot resolve %s in %s/class/infiniband_mad", umad_path(), sysfs_root());
+	t_detect(P.ibdev);
+	t_require(NEED_IB); /* the SM's QP0 agent and PortInfo:CapabilityMask.IsSM */
 	if (uf_open(&U, 0) < 0)
 		t_bail("open %s: %s", umad_path(), strerror(errno));
 	if (reg1(U.fd, 0, CLS_SUBN_DR, 1, 0, 0, 0, 0, &smp_agent))

@@ -77,12 +77,42 @@
 /* ---------------------------------------------------------------- TAP */
 static int t_num, t_failed;
 
+/*
+ * What a check needs of the device under test. The same probes run against
+ * ibemu and against the kernel in a VM (scripts/kernel-vm, where the device is
+ * soft-RoCE rxe); a check whose needs the device lacks prints as
+ * "ok N - DESC # SKIP needs WHAT" on that device, so only checks that apply to
+ * both are compared. t_detect() reads what the device has from sysfs; a probe
+ * that never calls it assumes everything (the needs then never skip).
+ */
+#define NEED_IB (1u << 0)      /* an InfiniBand port: LIDs, QP0 and SMPs (rdma_cap_ib_smi) */
+#define NEED_PCI (1u << 1)     /* a PCI parent device (device/vendor in sysfs; rxe has none) */
+#define NEED_QIB (1u << 2)     /* the ib_qib driver's answers: ABI version, write() data path */
+static const char *const need_names[] = { "ib", "pci", "qib" };
+static unsigned t_needs_now;
+static unsigned t_have = ~0u;
+
+/* The checks that follow need MASK (0: nothing). */
+static inline void t_needs(unsigned mask) { t_needs_now = mask; }
+
+/* The first of MASK's needs the device lacks, or NULL. */
+static inline const char *t_lacks(unsigned mask)
+{
+	unsigned i;
+	for (i = 0; i < sizeof(need_names) / sizeof(need_names[0]); i++)
+		if ((mask & (1u << i)) && !(t_have & (1u << i)))
+			return need_names[i];
+	return NULL;
+}
+
 static inline void t_line(int ok, const char *desc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static inline void t_line(int ok, const char *desc, const char *fmt, ...)
 {
 	t_num++;
-	if (ok) {
+	if (t_lacks(t_needs_now)) {
+		printf("ok %d - %s # SKIP needs %s\n", t_num, desc, t_lacks(t_needs_now));
+	} else if (ok) {
 		printf("ok %d - %s\n", t_num, desc);
 	} else {
 		t_failed++;
@@ -254,6 +284,39 @@ static inline int read_text(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	return 0;
+}
+
+/* What ibdev (a name in class/infiniband) offers: sets the needs t_line honours. */
+static inline void t_detect(const char *ibdev)
+{
+	char path[512], v[128];
+	ssize_t n;
+	t_have = 0;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/link_layer", sysfs_root(), ibdev);
+	if (read_text(path, v, sizeof(v)) == 0 && strcmp(v, "InfiniBand") == 0)
+		t_have |= NEED_IB;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/vendor", sysfs_root(), ibdev);
+	if (access(path, R_OK) == 0)
+		t_have |= NEED_PCI;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/driver", sysfs_root(), ibdev);
+	n = readlink(path, v, sizeof(v) - 1);
+	if (n > 0) {
+		v[n] = 0;
+		if (strcmp(strrchr(v, '/') ? strrchr(v, '/') + 1 : v, "ib_qib") == 0)
+			t_have |= NEED_QIB;
+	}
+	printf("# device %s has:%s%s%s\n", ibdev, t_have & NEED_IB ? " ib" : "", t_have & NEED_PCI ? " pci" : "",
+	       t_have & NEED_QIB ? " qib" : "");
+}
+
+/* The whole probe needs MASK: on a device without it, TAP's skip-all and exit 0. */
+static inline void t_require(unsigned mask)
+{
+	if (t_lacks(mask)) {
+		printf("1..0 # SKIP needs %s\n", t_lacks(mask));
+		fflush(stdout);
+		exit(0);
+	}
 }
 
 struct port_id {

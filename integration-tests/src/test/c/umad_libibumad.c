@@ -22,6 +22,7 @@ int main(void)
 	watchdog(60);
 	if (port_lookup(&P))
 		t_bail("cannot resolve %s in %s/class/infiniband_mad", umad_path(), sysfs_root());
+	t_detect(P.ibdev);
 	if (sysfs_node_guid(&P, &sys_guid))
 		t_bail("cannot read node_guid of %s", P.ibdev);
 
@@ -48,6 +49,7 @@ int main(void)
 	t_success(portid, -portid, "umad_open_port");
 	if (portid < 0)
 		return t_done();
+	t_needs(NEED_IB); /* the rest talks to the SMA over QP0 */
 	agent = umad_register(portid, CLS_SUBN_DR, 1, 0, NULL);
 	t_success(agent, -agent, "umad_register(class 0x81)");
 	if (agent < 0)

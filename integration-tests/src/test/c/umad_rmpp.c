@@ -42,6 +42,7 @@ int main(void)
 	watchdog(60);
 	if (port_lookup(&P))
 		t_bail("cannot resolve %s in %s/class/infiniband_mad", umad_path(), sysfs_root());
+	t_detect(P.ibdev);
 	lid = sysfs_hex(&P, "lid");
 	t_diag("%s = %s port %d, lid 0x%lx", P.umad, P.ibdev, P.port, lid);
 
@@ -60,6 +61,8 @@ int main(void)
 	memset(req, 0, sizeof(req));
 	mad_hdr(req, CLS_SUBN_ADM, 2, M_GETTABLE, tid_lo, SA_ATTR_NODE_RECORD, 0);
 	req[24] = 1; /* rmpp_version; flags 0: not an active RMPP transfer */
+	/* LID addressing: on RoCE an address without a GRH is EINVAL (ib_umad_write's AH) */
+	t_needs(NEED_IB);
 	uaddr_gsi(&a, cag, (uint16_t)lid);
 	a.timeout_ms = 500;
 	a.retries = 1;

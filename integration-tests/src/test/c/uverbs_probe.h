@@ -78,6 +78,15 @@ enum {
 
 static inline const char *uverbs_path(void) { return env_or("IBEMU_UVERBS", "/dev/infiniband/uverbs0"); }
 
+/*
+ * Room for the driver's part of a CREATE_CQ/CREATE_QP/CREATE_SRQ/RESIZE_CQ
+ * response (udata). ipathverbs at ABI 1 (the qib profile) gives none, and with
+ * none rdmavt creates no mmap'd queue (rvt_create_cq: udata->outlen < 8); rxe
+ * refuses a response without its struct rxe_create_*_resp (EINVAL).
+ */
+#define UV_DRIVER_ROOM_MAX 64
+static inline size_t uv_driver_room(void) { return (t_have & NEED_QIB) ? 0 : UV_DRIVER_ROOM_MAX; }
+
 /* ---------------------------------------------------------------- framing */
 
 /* Any header and body, as given: the probes of verify_hdr need wrong ones. */
@@ -236,15 +245,20 @@ static inline long uv_create_cq(int fd, uint32_t cqe, int32_t channel, uint32_t 
 				uint32_t *cqe_out)
 {
 	struct ib_uverbs_create_cq c;
+	struct {
+		struct ib_uverbs_create_cq_resp r;
+		uint8_t driver[UV_DRIVER_ROOM_MAX];
+	} rb;
 	struct ib_uverbs_create_cq_resp r;
 	memset(&c, 0, sizeof(c));
-	memset(&r, 0xff, sizeof(r));
+	memset(&rb, 0xff, sizeof(rb));
 	c.user_handle = user_handle;
 	c.cqe = cqe;
 	c.comp_vector = vector;
 	c.comp_channel = channel;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &r, sizeof(r)))
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &rb, sizeof(rb.r) + uv_driver_room()))
 		return -1;
+	r = rb.r;
 	if (cqe_out)
 		*cqe_out = r.cqe;
 	return r.cq_handle;
@@ -333,9 +347,13 @@ static inline void qp_spec_default(struct qp_spec *s, uint8_t type, uint32_t pd,
 static inline long uv_create_qp(int fd, const struct qp_spec *s, struct ib_uverbs_create_qp_resp *out)
 {
 	struct ib_uverbs_create_qp c;
+	struct {
+		struct ib_uverbs_create_qp_resp r;
+		uint8_t driver[UV_DRIVER_ROOM_MAX];
+	} rb;
 	struct ib_uverbs_create_qp_resp r;
 	memset(&c, 0, sizeof(c));
-	memset(&r, 0xff, sizeof(r));
+	memset(&rb, 0xff, sizeof(rb));
 	c.user_handle = s->user_handle;
 	c.pd_handle = s->pd;
 	c.send_cq_handle = s->send_cq;
@@ -349,8 +367,9 @@ static inline long uv_create_qp(int fd, const struct qp_spec *s, struct ib_uverb
 	c.sq_sig_all = s->sq_sig_all;
 	c.qp_type = s->type;
 	c.is_srq = (uint8_t)s->is_srq;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &r, sizeof(r)))
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb.r) + uv_driver_room()))
 		return -1;
+	r = rb.r;
 	if (out)
 		*out = r;
 	return r.qp_handle;
@@ -603,16 +622,21 @@ static inline long uv_create_srq(int fd, uint32_t pd, uint32_t max_wr, uint32_t 
 				 struct ib_uverbs_create_srq_resp *out)
 {
 	struct ib_uverbs_create_srq c;
+	struct {
+		struct ib_uverbs_create_srq_resp r;
+		uint8_t driver[UV_DRIVER_ROOM_MAX];
+	} rb;
 	struct ib_uverbs_create_srq_resp r;
 	memset(&c, 0, sizeof(c));
-	memset(&r, 0xff, sizeof(r));
+	memset(&rb, 0xff, sizeof(rb));
 	c.user_handle = 0x5e;
 	c.pd_handle = pd;
 	c.max_wr = max_wr;
 	c.max_sge = max_sge;
 	c.srq_limit = limit;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &r, sizeof(r)))
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &rb, sizeof(rb.r) + uv_driver_room()))
 		return -1;
+	r = rb.r;
 	if (out)
 		*out = r;
 	return r.srq_handle;

@@ -82,13 +82,24 @@ public final class CPrograms {
      * gcc's messages if it does not compile.
      */
     public static synchronized Path compile(String name, String... libs) {
+        return build(name, binDir().resolve(name), List.of(), libs);
+    }
+
+    /**
+     * Like {@link #compile} but linked with {@code -static}, into c-bin/static/NAME: a
+     * program that runs where the host's libraries are not (the kernel VM of scripts/kernel-vm).
+     */
+    public static synchronized Path compileStatic(String name, String... libs) {
+        return build(name, binDir().resolve("static").resolve(name), List.of("-static"), libs);
+    }
+
+    private static Path build(String name, Path bin, List<String> extraFlags, String... libs) {
         Path src = sourceDir().resolve(name + ".c");
         if (!Files.isRegularFile(src)) {
             throw new AssertionError("no C source " + src);
         }
-        Path bin = binDir().resolve(name);
         try {
-            Files.createDirectories(binDir());
+            Files.createDirectories(bin.getParent());
             if (upToDate(bin, src)) {
                 return bin;
             }
@@ -100,6 +111,7 @@ public final class CPrograms {
         List<String> argv = new ArrayList<>();
         argv.add(compilerOf(src));
         argv.addAll(CFLAGS);
+        argv.addAll(extraFlags);
         argv.add("-I" + sourceDir());
         argv.add("-o");
         argv.add(bin.toString());

@@ -18,8 +18,11 @@ import java.util.Optional;
  * the send path with its response matching and timeouts. Called with the fabric lock held.
  */
 public final class MadPort {
-    /** MAX_MGMT_VERSION and MAX_MGMT_CLASS of mad_priv.h. */
-    private static final int MAX_CLASS_VERSION = 8;
+    /**
+     * MAX_MGMT_VERSION and MAX_MGMT_CLASS of mad_priv.h: 0x83 since OPA's class versions (Debian's
+     * 6.1 kernel registers a class version 8 agent, checked with scripts/kernel-vm).
+     */
+    static final int MAX_CLASS_VERSION = 0x83;
     private static final int MAX_CLASS = 80;
     private static final int QKEY_GSI = 0x80010000;
 

@@ -72,8 +72,8 @@ final class QpCommands {
                 maxRecvSge = 0;
             } else {
                 if (c.u("is_srq") != 0) {
-                    srq = t.find(ObjectType.SRQ, c.u("srq_handle"));
-                    if (srq == null || srq.type() == SrqType.XRC) {
+                    srq = t.read(ObjectType.SRQ, c.u("srq_handle"));
+                    if (srq.type() == SrqType.XRC) {
                         throw Errno.of(Errno.EINVAL);
                     }
                 }
@@ -81,14 +81,11 @@ final class QpCommands {
                     rcq = t.read(ObjectType.CQ, c.u("recv_cq_handle"));
                 }
             }
-            scq = t.find(ObjectType.CQ, c.u("send_cq_handle"));
+            scq = t.read(ObjectType.CQ, c.u("send_cq_handle"));
             if (type != QpType.XRC_INI) {
                 rcq = rcq != null ? rcq : scq;
             }
-            pd = t.find(ObjectType.PD, c.u("pd_handle"));
-            if (pd == null || scq == null) {
-                throw Errno.of(Errno.EINVAL);
-            }
+            pd = t.read(ObjectType.PD, c.u("pd_handle"));
         }
         QpCapabilities cap = new QpCapabilities(c.u32("max_send_wr"), maxRecvWr, c.u32("max_send_sge"), maxRecvSge,
                 c.u32("max_inline_data"));

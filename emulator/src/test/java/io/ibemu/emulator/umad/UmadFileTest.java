@@ -126,6 +126,16 @@ class UmadFileTest {
         f.release();
     }
 
+    /** mad_priv.h's MAX_MGMT_VERSION is 0x83 (OPA): Debian's 6.1 kernel accepts class version 8. */
+    @Test
+    void classVersionsBelow0x83Register() throws Errno {
+        UmadFile f = open();
+        assertEquals(0, register(f, regReq(1, 0x0a, 8)));
+        assertEquals(1, register(f, regReq(1, 0x0a, 0x82)));
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0x0a, 0x83))));
+        f.release();
+    }
+
     @Test
     void registrationChecksFollowTheKernelsOrder() throws Errno {
         UmadFile f = open();
