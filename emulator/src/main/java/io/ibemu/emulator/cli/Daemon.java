@@ -5,6 +5,7 @@ import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.control.Console;
+import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.control.ControlServer;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.IdentityFile;
@@ -25,6 +26,8 @@ import io.ibemu.emulator.hca.Hca;
 import io.ibemu.sysfs.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
+import io.ibemu.udev.RulesDirectories;
+import io.ibemu.udev.UdevWorker;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,8 +48,16 @@ import java.util.stream.Stream;
 final class Daemon implements AutoCloseable {
     private static final Path SYS_PCI_ROOT = Path.of("/sys/devices", InfinibandSysfs.PCI_ROOT);
 
-    record Options(Path state, Path topology, List<String> locals, Path identity) {
+    /** {@code udev}: apply the rules to every event; {@code rules}: only these directories' (default: the system's). */
+    record Options(Path state, Path topology, List<String> locals, Path identity, boolean udev, List<Path> rules,
+                   Path superviseStub) {
+        Options(Path state, Path topology, List<String> locals, Path identity) {
+            this(state, topology, locals, identity, false, List.of(), null);
+        }
     }
+
+    /** How long start-up waits for the rules of the initial events (the launcher waits 60 s in all). */
+    private static final java.time.Duration UDEV_SETTLE = java.time.Duration.ofSeconds(45);
 
     static final class StartFailure extends Exception {
         StartFailure(String message) {
@@ -64,6 +75,8 @@ final class Daemon implements AutoCloseable {
     private final Uevents uevents = new Uevents();
     private volatile ControlServer control;
     private volatile Supervisor supervisor;
+    /** With --udev: runs the rules for each uevent. */
+    private volatile UdevWorker udev;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
@@ -123,18 +136,45 @@ final class Daemon implements AutoCloseable {
             // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
             MountNamespace.privateCopy(Path.of("/run/udev"));
             MountNamespace.privateCopy(Path.of("/dev/char"));
+            if (o.udev()) {
+                daemon.udev = udevWorker(o);
+                daemon.udev.listen(daemon.uevents);
+            }
             infiniband.announce();
             Set<Node> locals = new HashSet<>();
             hcas.forEach(h -> locals.add(h.node()));
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
-                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList()), o.state());
+                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
+                    Map.of("settle", daemon::settle)), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
+            if (daemon.udev != null) {
+                daemon.udev.start(); // after the supervisor: udevadm and RUN programs run under it
+                if (!daemon.udev.settle(UDEV_SETTLE)) {
+                    throw new IOException("the udev rules for the devices did not finish within "
+                            + UDEV_SETTLE.toSeconds() + " s (see the log)");
+                }
+            }
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
             daemon.close();
             throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            daemon.close();
+            throw new StartFailure("interrupted while the udev rules ran");
         }
+    }
+
+    /** The rules worker: with --rules only those directories; udevadm and RUN under the supervisor stub if given. */
+    private static UdevWorker udevWorker(Options o) throws IOException {
+        Path work = o.state().resolve("udev");
+        if (!o.rules().isEmpty()) {
+            RulesDirectories.only(o.rules(), work);
+        }
+        List<String> prefix = o.superviseStub() == null ? List.of()
+                : List.of(o.superviseStub().toString(), "--socket", o.state().resolve(Supervisor.SOCKET).toString(), "--");
+        return new UdevWorker(new UdevWorker.Options(prefix, work));
     }
 
     /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
@@ -250,6 +290,23 @@ final class Daemon implements AutoCloseable {
         return String.format("0000:%02x:00.0", bus);
     }
 
+    /** `ctl settle`: returns once the rules ran for every event so far (nothing to wait for without --udev). */
+    private List<String> settle(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("settle takes no arguments");
+        }
+        UdevWorker worker = udev;
+        try {
+            if (worker != null && !worker.settle(UDEV_SETTLE)) {
+                throw new ControlException("the udev rules are still running after " + UDEV_SETTLE.toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ControlException("interrupted");
+        }
+        return List.of();
+    }
+
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
@@ -267,6 +324,9 @@ final class Daemon implements AutoCloseable {
         closed = true;
         if (control != null) {
             control.close();
+        }
+        if (udev != null) {
+            udev.close();
         }
         if (supervisor != null) {
             supervisor.close();

@@ -32,6 +32,17 @@ final class DaemonCommand implements Callable<Integer> {
             description = "Device names, fw_ver, hca_type, hw_rev, board_id per node ([node] sections).")
     Path identity;
 
+    @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
+    boolean udev;
+
+    @Option(names = "--rules", paramLabel = "DIR",
+            description = "With --udev: read the rules only from DIR (repeatable; default: the system's rules directories).")
+    List<Path> rules = new ArrayList<>();
+
+    @Option(names = "--supervise-stub", paramLabel = "FILE",
+            description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
+    Path superviseStub;
+
     static boolean running() {
         return running;
     }
@@ -39,7 +50,8 @@ final class DaemonCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity));
+            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity,
+                    udev || !rules.isEmpty(), rules, superviseStub));
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
             // FUSE loops run on daemon threads: this thread keeps the JVM up until SIGTERM.
