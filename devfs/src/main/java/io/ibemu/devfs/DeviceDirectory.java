@@ -121,6 +121,44 @@ public final class DeviceDirectory implements AutoCloseable {
         presentedAt = target;
     }
 
+    /**
+     * After {@link #present}: shows a file or char device added since, as present() shows them
+     * (a device appearing while the directory is in use, as on hotplug).
+     */
+    public void show(String name) throws IOException {
+        Path at = presentedAt;
+        Path source = mountPoint();
+        if (at == null || source == null) {
+            throw new IllegalStateException(fsName + " is not presented yet");
+        }
+        DeviceNode node = nodes.get(name);
+        if (node != null) {
+            MountNamespace.charNode(at.resolve(name), node.major(), node.minor(), node.mode());
+        } else if (entries.containsKey(name)) {
+            MountNamespace.graft(source.resolve(name), at.resolve(name));
+        } else {
+            throw new IllegalArgumentException("no device " + name);
+        }
+    }
+
+    /**
+     * Takes a file or char device away (as device_del removes its node): it is no longer listed or
+     * opened; files already open stay open and reach their device, which decides what they do.
+     */
+    public void withdraw(String name) throws IOException {
+        Path at = presentedAt;
+        DeviceNode node = nodes.remove(name);
+        Entry entry = entries.remove(name);
+        if (at == null) {
+            return;
+        }
+        if (node != null) {
+            MountNamespace.unlink(at.resolve(name));
+        } else if (entry != null) {
+            MountNamespace.ungraft(at.resolve(name));
+        }
+    }
+
     /** The char device whose node {@link #present} made at {@code absolutePath}, or null. */
     public DeviceNode node(String absolutePath) {
         Path at = presentedAt;

@@ -68,7 +68,8 @@ final class Daemon implements AutoCloseable {
     private final MadLayer layer;
     /** The data path every local HCA's verbs model shares, and those models' devices. */
     private final DataLink link;
-    private final List<UverbsDevice> verbs = new ArrayList<>();
+    /** The local HCAs, at start and hot-plugged. */
+    private volatile Hotplug hotplug;
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
     /** Every uevent of the emulated devices: the initial adds, then those written to uevent files. */
@@ -101,24 +102,31 @@ final class Daemon implements AutoCloseable {
             MountNamespace.workDirectory(work);
             Path devDir = Files.createDirectories(work.resolve("dev"));
             Path sysDir = Files.createDirectories(work.resolve("sys"));
+            Map<LocalHca, List<UmadDevice>> umads = new java.util.LinkedHashMap<>();
             for (LocalHca hca : hcas) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
                     // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
-                    devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600,
-                            new UmadDevice(layer, hca.port(p)), false);
+                    UmadDevice umad = new UmadDevice(layer, hca.port(p));
+                    devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
+                    umads.computeIfAbsent(hca, k -> new ArrayList<>()).add(umad);
                     // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
                     devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
                 }
             }
+            List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
                 UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
-                daemon.verbs.add(uverbs);
+                initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
             infiniband.build(hcas);
+            Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
+                    readIdentities(o.identity())), locals, () -> daemon.udev);
+            initial.forEach(daemon.hotplug::plugged);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -141,11 +149,9 @@ final class Daemon implements AutoCloseable {
                 daemon.udev.listen(daemon.uevents);
             }
             infiniband.announce();
-            Set<Node> locals = new HashSet<>();
-            hcas.forEach(h -> locals.add(h.node()));
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
-                    Map.of("settle", daemon::settle)), o.state());
+                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command)), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
             if (daemon.udev != null) {
                 daemon.udev.start(); // after the supervisor: udevadm and RUN programs run under it
@@ -260,15 +266,7 @@ final class Daemon implements AutoCloseable {
         int slot = 0x10;
         for (int i = 0; i < nodes.size(); i++) {
             Node node = nodes.get(i);
-            HcaIdentity identity = HcaIdentity.defaults(i);
-            for (Map.Entry<String, Map<String, String>> section : ids.entrySet()) {
-                Optional<Node> named = fabric.node(section.getKey());
-                if (named.isPresent() && named.get() == node) {
-                    for (Map.Entry<String, String> kv : section.getValue().entrySet()) {
-                        identity = identity.with(kv.getKey(), kv.getValue());
-                    }
-                }
-            }
+            HcaIdentity identity = Hotplug.identity(node, i, fabric, ids);
             while (Files.exists(SYS_PCI_ROOT.resolve(InfinibandSysfs.rootPort(pciSlot(slot))))
                     || Files.exists(Path.of("/sys/class/pci_bus", String.format("0000:%02x", slot)))) {
                 slot++;
@@ -310,7 +308,8 @@ final class Daemon implements AutoCloseable {
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
-        for (UverbsDevice uverbs : verbs) {
+        for (Hotplug.Plugged p : hotplug.all()) {
+            UverbsDevice uverbs = p.uverbs();
             counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
         }
         return counts;
@@ -333,8 +332,10 @@ final class Daemon implements AutoCloseable {
         }
         sysfs.close();
         devices.close();
-        for (UverbsDevice uverbs : verbs) {
-            uverbs.hca().close();
+        if (hotplug != null) {
+            for (Hotplug.Plugged p : hotplug.all()) {
+                p.uverbs().hca().close();
+            }
         }
         link.close();
         layer.close();
