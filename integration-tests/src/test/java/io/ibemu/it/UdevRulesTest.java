@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * inside the namespace: by-port and by-GUID symlinks (the GUID from a PROGRAM), MODE 0660 and
  * GROUP rdma on umad and uverbs nodes (a process outside the group gets EACCES, one in it
  * opens), and the RUN program sees each event once, in SEQNUM order, with the event's
- * environment. Nothing of it reaches the host: its /dev, /run/udev and udev listeners.
+ * environment; for the devices at start and for `ctl hca add` / `ctl hca remove`, where open
+ * files of the removed HCA fail as after ib_unregister_device and the other HCA works on.
+ * Nothing of it reaches the host: its /dev, /run/udev and udev listeners.
  */
 class UdevRulesTest {
 
@@ -46,7 +48,9 @@ class UdevRulesTest {
         hostMonitorOut = dir.resolve("host-monitor.txt");
         hostMonitor = new ProcessBuilder("udevadm", "monitor", "--kernel", "--udev", "--property")
                 .redirectErrorStream(true).redirectOutput(hostMonitorOut.toFile()).start();
-        ib = Ibemu.start("--udev", "--rules", rules.toString());
+        // a and b are HCAs of the fabric; only a is plugged in at start
+        ib = Ibemu.start("--topology", Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net")
+                .toString(), "--local", "a", "--udev", "--rules", rules.toString());
     }
 
     @AfterAll
@@ -62,28 +66,36 @@ class UdevRulesTest {
 
     @Test
     void symlinksByPortAndByGuidPointAtTheNodes() {
-        String guid = ib.cat("/sys/class/infiniband/ibemu0/node_guid").strip();
-        for (int port = 1; port <= 2; port++) {
-            String node = "../umad" + (port - 1);
-            assertEquals(node, ib.exec("readlink", "/dev/infiniband/by-port/ibemu0-port" + port).assertOk().out());
-            assertEquals(node, ib.exec("readlink", "/dev/infiniband/by-guid/" + guid + "-port" + port).assertOk().out());
-        }
+        assertLinks("ibemu0", "umad0");
         // rdma-core's and Debian's rules are not read: --rules names the only directory
         ib.exec("test", "!", "-e", "/dev/infiniband/by-ibdev").assertOk();
     }
 
     @Test
     void modeAndGroupDecideWhoOpens() {
-        assertEquals(List.of("crw-rw---- root rdma /dev/infiniband/umad0", "crw-rw---- root rdma /dev/infiniband/umad1",
-                "crw-rw---- root rdma /dev/infiniband/uverbs0"),
-                ib.exec("stat", "-c", "%A %U %G %n", "/dev/infiniband/umad0", "/dev/infiniband/umad1",
-                        "/dev/infiniband/uverbs0").assertOk().lines());
+        assertModes("umad0", "uverbs0");
+        assertOpens("umad0", "uverbs0");
+    }
+
+    private static void assertLinks(String device, String umad) {
+        String guid = ib.cat("/sys/class/infiniband/" + device + "/node_guid").strip();
+        assertEquals("../" + umad, ib.exec("readlink", "/dev/infiniband/by-port/" + device + "-port1").assertOk().out());
+        assertEquals("../" + umad, ib.exec("readlink", "/dev/infiniband/by-guid/" + guid + "-port1").assertOk().out());
+    }
+
+    private static void assertModes(String umad, String uverbs) {
+        assertEquals(List.of("crw-rw---- root rdma /dev/infiniband/" + umad, "crw-rw---- root rdma /dev/infiniband/" + uverbs),
+                ib.exec("stat", "-c", "%A %U %G %n", "/dev/infiniband/" + umad, "/dev/infiniband/" + uverbs)
+                        .assertOk().lines());
+    }
+
+    private static void assertOpens(String umad, String uverbs) {
         String rdma = Ibemu.host("getent", "group", "rdma").assertOk().out().split(":")[2];
         String open = " /usr/bin/python3 -c '\n"
                 + "import os, sys\n"
                 + "for p in sys.argv[1:]:\n"
                 + "    try:\n        os.close(os.open(p, os.O_RDWR)); print(\"ok\")\n"
-                + "    except OSError as e:\n        print(e.errno)' /dev/infiniband/umad0 /dev/infiniband/uverbs0";
+                + "    except OSError as e:\n        print(e.errno)' /dev/infiniband/" + umad + " /dev/infiniband/" + uverbs;
         Result r = ib.sh("setpriv --reuid=65534 --regid=65534 --clear-groups" + open
                 + "; setpriv --reuid=65534 --regid=65534 --groups=" + rdma + open).assertOk();
         assertEquals(List.of("13", "13", "ok", "ok"), r.lines(), "EACCES outside group rdma, open inside it");
@@ -91,7 +103,7 @@ class UdevRulesTest {
 
     @Test
     void runSeesEveryEventOnceInOrderWithItsEnvironment() {
-        ib.sh("echo change > /sys/class/infiniband_mad/umad1/uevent").assertOk();
+        ib.sh("echo change > /sys/class/infiniband_mad/umad0/uevent").assertOk();
         Ibemu.ibemu("ctl", "--name", ib.name(), "settle").assertOk();
         List<String> events = Ibemu.ibemu("ctl", "--name", ib.name(), "events").assertOk().lines().stream()
                 .filter(l -> l.startsWith("ACTION=")).toList();
@@ -117,6 +129,94 @@ class UdevRulesTest {
                 "RUN's status in the instance log");
         assertTrue(ib.log().contains("Running PROGRAM '/bin/cat /sys/class/infiniband/ibemu0/node_guid'"),
                 "PROGRAM in the instance log");
+    }
+
+    /**
+     * A card appears: its nodes, sysfs and the rules' effects come with its add events; it goes:
+     * the umad file held open sees POLLERR, then EIO (read, write) and EPIPE (registration), the
+     * verbs context IBV_EVENT_DEVICE_FATAL, then EIO; remove events run the rules (links and
+     * database go) while sysfs still shows the devices, then everything is gone; the other HCA
+     * still answers MADs.
+     */
+    @Test
+    void hotplugAddThenRemove() throws Exception {
+        long before = lastSeqnum();
+        String reply = Ibemu.ibemu("ctl", "--name", ib.name(), "hca", "add", "b").assertOk().lines().get(0);
+        assertTrue(reply.startsWith("ibemu1 uverbs1 umad1 "), reply);
+        String slot = reply.substring(reply.lastIndexOf(' ') + 1);
+        String rootPort = "0000:00:" + slot.substring(5, 7) + ".0";
+        assertEquals("/sys/devices/pci0000:00/" + rootPort + "/" + slot,
+                ib.exec("readlink", "-f", "/sys/class/infiniband/ibemu1/device").assertOk().out());
+        assertEquals(List.of("ibemu0", "ibemu1"), ib.exec("ls", "/sys/class/infiniband").assertOk().lines());
+        assertLinks("ibemu1", "umad1");
+        assertModes("umad1", "uverbs1");
+        assertOpens("umad1", "uverbs1");
+        assertTrue(ib.exec("ibv_devices").assertOk().out().contains("ibemu1"));
+        List<String> added = eventsAfter(before);
+        assertEquals(List.of("add /devices/pci0000:00/" + rootPort, "bind /devices/pci0000:00/" + rootPort),
+                added.subList(0, 2).stream().map(UdevRulesTest::actionAndPath).toList(), added.toString());
+        assertEquals(List.of("add ibemu1", "add umad1", "add issm1", "add uverbs1"), added.stream()
+                .filter(e -> !e.contains("SUBSYSTEM=pci")).map(UdevRulesTest::actionAndName).toList());
+
+        Path resources = Ibemu.root().resolve("integration-tests/src/test/resources/udev");
+        Command.Running umad = ib.execCommand("/usr/bin/python3", resources.resolve("umad_unplugged.py").toString(),
+                "/dev/infiniband/umad1").start();
+        Command.Running verbs = ib.execCommand("/usr/bin/python3", resources.resolve("verbs_unplugged.py").toString(),
+                "ibemu1").start();
+        waitFor(umad, "ready");
+        waitFor(verbs, "ready");
+        long beforeRemove = lastSeqnum();
+        Ibemu.ibemu("ctl", "--name", ib.name(), "hca", "remove", "ibemu1").assertOk();
+        List<String> umadOut = umad.await().assertOk().lines();
+        assertEquals(List.of("poll [8]", "read 5", "write 5", "register 32"), umadOut.subList(1, umadOut.size()),
+                "POLLERR, EIO, EIO, EPIPE as after ib_umad_kill_port");
+        List<String> verbsOut = verbs.await().lines();
+        assertEquals(List.of("ready", "event DEVICE_FATAL", "alloc_pd 5"), verbsOut.subList(0, 3), verbs.toString());
+
+        List<String> removed = eventsAfter(beforeRemove);
+        assertEquals(List.of("remove uverbs1", "remove issm1", "remove umad1", "remove ibemu1"), removed.stream()
+                .filter(e -> !e.contains("SUBSYSTEM=pci")).map(UdevRulesTest::actionAndName).toList());
+        assertEquals(List.of("unbind " + slot, "remove " + slot, "unbind " + rootPort, "remove " + rootPort),
+                removed.stream().filter(e -> e.contains("SUBSYSTEM=pci")).map(UdevRulesTest::actionAndName).toList());
+        Result gone = ib.sh("ls /sys/class/infiniband /sys/class/infiniband_mad /sys/class/infiniband_verbs /dev/infiniband "
+                + "/dev/infiniband/by-port /dev/infiniband/by-guid; ls /sys/devices/pci0000:00 /sys/dev/char /run/udev/data "
+                + "/sys/bus/pci/drivers/ib_qib /sys/bus/pci/drivers/pcieport /dev/char").assertOk();
+        for (String trace : List.of("ibemu1", "umad1", "issm1", "uverbs1", "231:1\n", "231:65", "231:193", rootPort, slot)) {
+            assertTrue(!gone.stdout().contains(trace), trace + " is left: " + gone.stdout());
+        }
+        ib.exec("smpquery", "-C", "ibemu0", "-D", "nodeinfo", "0").assertOk();
+        assertEquals(events().size(), logged().size(), "the RUN program saw every event, also of the hotplug");
+    }
+
+    private static void waitFor(Command.Running r, String line) throws InterruptedException {
+        for (int i = 0; i < 600 && !r.stdoutSoFar().lines().toList().contains(line); i++) {
+            assertTrue(r.isAlive(), "the probe ended before '" + line + "': " + r.stdoutSoFar());
+            Thread.sleep(50);
+        }
+    }
+
+    private static List<String> events() {
+        return Ibemu.ibemu("ctl", "--name", ib.name(), "events").assertOk().lines().stream()
+                .filter(l -> l.startsWith("ACTION=")).toList();
+    }
+
+    private static long lastSeqnum() {
+        List<String> all = events();
+        String last = all.get(all.size() - 1);
+        return Long.parseLong(last.substring(last.lastIndexOf("SEQNUM=") + 7));
+    }
+
+    private static List<String> eventsAfter(long seqnum) {
+        return events().stream().filter(e -> Long.parseLong(e.substring(e.lastIndexOf("SEQNUM=") + 7)) > seqnum).toList();
+    }
+
+    private static String actionAndPath(String event) {
+        return event.substring(7, event.indexOf(' ')) + " " + event.split(" ")[1].substring("DEVPATH=".length());
+    }
+
+    private static String actionAndName(String event) {
+        String path = event.split(" ")[1];
+        return event.substring(7, event.indexOf(' ')) + " " + path.substring(path.lastIndexOf('/') + 1);
     }
 
     @Test
