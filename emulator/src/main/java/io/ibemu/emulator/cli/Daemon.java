@@ -33,10 +33,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -267,8 +265,7 @@ final class Daemon implements AutoCloseable {
         for (int i = 0; i < nodes.size(); i++) {
             Node node = nodes.get(i);
             HcaIdentity identity = Hotplug.identity(node, i, fabric, ids);
-            while (Files.exists(SYS_PCI_ROOT.resolve(InfinibandSysfs.rootPort(pciSlot(slot))))
-                    || Files.exists(Path.of("/sys/class/pci_bus", String.format("0000:%02x", slot)))) {
+            while (Hotplug.hostHas(slot)) {
                 slot++;
             }
             for (LocalHca other : hcas) {
@@ -277,15 +274,10 @@ final class Daemon implements AutoCloseable {
                             + "' is given to two local HCAs; give each its own name");
                 }
             }
-            hcas.add(new LocalHca(i, node, identity, pciSlot(slot++), minor));
+            hcas.add(new LocalHca(i, node, identity, Hotplug.pciSlot(slot++), minor));
             minor += node.portCount();
         }
         return hcas;
-    }
-
-    /** The HCA's function on bus {@code bus}, behind root port 0000:00:{@code bus}.0. */
-    private static String pciSlot(int bus) {
-        return String.format("0000:%02x:00.0", bus);
     }
 
     /** `ctl settle`: returns once the rules ran for every event so far (nothing to wait for without --udev). */

@@ -87,7 +87,7 @@ public final class Console {
         List<String> run(List<String> args) throws ControlException;
     }
 
-    /** {@code locals}: the nodes that serve this host's device files, which cannot be removed. */
+    /** {@code locals}: the nodes that serve this host's device files, which cannot be removed (a live view). */
     public Console(Fabric fabric, Set<Node> locals) {
         this(fabric, locals, Map::of);
     }
@@ -105,7 +105,7 @@ public final class Console {
     public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects, Supplier<List<String>> events,
                    Map<String, DaemonCommand> daemonCommands) {
         this.fabric = fabric;
-        this.locals = daemonCommands.isEmpty() ? Set.copyOf(locals) : java.util.Collections.unmodifiableSet(locals);
+        this.locals = java.util.Collections.unmodifiableSet(locals);
         this.objects = objects;
         this.events = events;
         this.daemonCommands = Map.copyOf(daemonCommands);
