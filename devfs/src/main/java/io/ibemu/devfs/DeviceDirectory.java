@@ -39,7 +39,10 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int MAX_POKES = 12;
 
     /** A device file's directory entry. */
-    record Entry(CharDevice device, int mode) {
+    record Entry(CharDevice device, int mode, int uid, int gid) {
+        Entry(CharDevice device, int mode) {
+            this(device, mode, 0, 0);
+        }
     }
 
 
@@ -73,6 +76,21 @@ public final class DeviceDirectory implements AutoCloseable {
     public void add(String name, CharDevice device, int mode) {
         checkName(name);
         entries.put(name, new Entry(Objects.requireNonNull(device), mode & 07777));
+    }
+
+    /**
+     * Sets a FUSE file's permission bits and owner (what udev's MODE/OWNER/GROUP do to a node;
+     * the mount's default_permissions then decides opens). The kernel may show the old
+     * attributes for up to libfuse's attribute timeout (1 s).
+     */
+    public void permissions(String name, int mode, int uid, int gid) {
+        entries.computeIfPresent(name, (n, e) -> new Entry(e.device(), mode & 07777, uid, gid));
+    }
+
+    /** A FUSE file's mode, uid and gid, or null when there is no such file. */
+    public int[] permissions(String name) {
+        Entry e = entries.get(name);
+        return e == null ? null : new int[] {e.mode(), e.uid(), e.gid()};
     }
 
     /** Removes the file; files already open stay open. */
@@ -228,7 +246,7 @@ public final class DeviceDirectory implements AutoCloseable {
             throw new IOException("mount point is not a directory: " + target);
         }
         String[] argv = {fsName, "-f", target.toString(), "-o",
-            "allow_other,default_permissions,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
+            "allow_other,default_permissions,attr_timeout=0,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
         Thread thread = new Thread(() -> loopResult = fileSystem.mainLoop("devfs-" + fsName, argv),
                 "devfs-" + fsName);
         thread.setDaemon(true);

@@ -53,6 +53,38 @@ public record RulesOutcome(Map<String, String> properties, List<String> run, Lis
         return links == null || links.isBlank() ? List.of() : List.of(links.trim().split(" +"));
     }
 
+    /** The last MODE the rules assigned (udevadm logs "FILE:LINE MODE 0660" for each one it applies), if any. */
+    public java.util.OptionalInt mode() {
+        return assigned("MODE", 8);
+    }
+
+    /** The last OWNER (a uid) the rules assigned, if any. */
+    public java.util.OptionalInt owner() {
+        return assigned("OWNER", 10);
+    }
+
+    /** The last GROUP (a gid) the rules assigned, if any. */
+    public java.util.OptionalInt group() {
+        return assigned("GROUP", 10);
+    }
+
+    /** udevadm found no device node at DEVNAME (not a char or block node), so it applied no MODE/OWNER/GROUP. */
+    public boolean nodeSkipped() {
+        return log.stream().anyMatch(l -> l.startsWith("Device node ") && l.endsWith(" is missing, skipping handling."));
+    }
+
+    private java.util.OptionalInt assigned(String key, int radix) {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(":\\d+ " + key + " (\\d+)$");
+        java.util.OptionalInt last = java.util.OptionalInt.empty();
+        for (String line : log) {
+            java.util.regex.Matcher m = p.matcher(line);
+            if (m.find()) {
+                last = java.util.OptionalInt.of(Integer.parseInt(m.group(1), radix));
+            }
+        }
+        return last;
+    }
+
     /** The environment a RUN program gets: the properties as KEY=VALUE (udev_event_spawn). */
     public Map<String, String> environment() {
         return properties;

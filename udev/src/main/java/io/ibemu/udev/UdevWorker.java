@@ -29,10 +29,24 @@ public final class UdevWorker implements AutoCloseable {
     private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** What runs the programs: a prefix such as the supervisor stub ({@code ibemu-supervise --socket S --}), or none. */
-    public record Options(List<String> prefix, Path work) {
+    public record Options(List<String> prefix, Path work, NodePermissions permissions) {
         public Options {
             prefix = List.copyOf(prefix);
         }
+
+        public Options(List<String> prefix, Path work) {
+            this(prefix, work, (devname, mode, owner, group) -> false);
+        }
+    }
+
+    /**
+     * Applies the MODE/OWNER/GROUP the rules gave a device whose node udevadm could not handle
+     * (one that is not a char node, such as a FUSE file): true if it was one of ours.
+     */
+    @FunctionalInterface
+    public interface NodePermissions {
+        boolean apply(String devname, java.util.OptionalInt mode, java.util.OptionalInt owner, java.util.OptionalInt group)
+                throws IOException;
     }
 
     private final Options options;
@@ -41,6 +55,8 @@ public final class UdevWorker implements AutoCloseable {
     private long queued; // guarded by this
     private long done; // guarded by this
     private volatile boolean closed;
+    /** The program running now (udevadm or a RUN program), killed if the daemon stops meanwhile. */
+    private volatile Process running;
 
     public UdevWorker(Options options) throws IOException {
         this.options = options;
@@ -117,6 +133,12 @@ public final class UdevWorker implements AutoCloseable {
         }
         RulesOutcome outcome = RulesOutcome.parse(udevadm.out(), udevadm.err(), sysname);
         outcome.log().forEach(line -> LOG.log(Level.INFO, "{0}: {1}", tag, line));
+        String devname = outcome.properties().get("DEVNAME");
+        if (devname != null && outcome.nodeSkipped()
+                && (outcome.mode().isPresent() || outcome.owner().isPresent() || outcome.group().isPresent())
+                && options.permissions().apply(devname, outcome.mode(), outcome.owner(), outcome.group())) {
+            LOG.log(Level.INFO, "{0}: MODE/OWNER/GROUP set on {1} by ibemu (not a char node)", tag, devname);
+        }
         String name = event.variables().get("NAME");
         String ruled = outcome.properties().get("NAME");
         if (name != null && ruled != null && !ruled.equals(name)) {
@@ -166,6 +188,7 @@ public final class UdevWorker implements AutoCloseable {
         pb.environment().clear(); // not the daemon's own (its LD_PRELOAD shim)
         pb.environment().putAll(env);
         Process process = pb.start();
+        running = process;
         int status;
         if (process.waitFor(PROGRAM_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             status = process.exitValue();
@@ -181,5 +204,9 @@ public final class UdevWorker implements AutoCloseable {
     public void close() {
         closed = true;
         thread.interrupt();
+        Process p = running;
+        if (p != null) {
+            p.destroyForcibly();
+        }
     }
 }

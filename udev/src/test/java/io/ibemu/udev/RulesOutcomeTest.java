@@ -47,6 +47,22 @@ class RulesOutcomeTest {
     }
 
     @Test
+    void theLastAssignedModeOwnerAndGroupAndASkippedNode() {
+        String err = String.join("\n", "issm0: /etc/udev/rules.d/70-a.rules:1 GROUP 109",
+                "issm0: /etc/udev/rules.d/70-a.rules:1 MODE 0660", "issm0: /etc/udev/rules.d/71-b.rules:3 MODE 0640",
+                "issm0: /etc/udev/rules.d/71-b.rules:3 OWNER 65534",
+                "issm0: Device node /dev/infiniband/issm0 is missing, skipping handling.");
+        RulesOutcome o = RulesOutcome.parse("DEVNAME=/dev/infiniband/issm0\n", err, "issm0");
+        assertEquals(java.util.OptionalInt.of(0640), o.mode());
+        assertEquals(java.util.OptionalInt.of(65534), o.owner());
+        assertEquals(java.util.OptionalInt.of(109), o.group());
+        assertTrue(o.nodeSkipped());
+        RulesOutcome none = RulesOutcome.parse("", "umad0: Setting permissions /dev/infiniband/umad0, uid=0, gid=109, mode=0660", "umad0");
+        assertTrue(none.mode().isEmpty() && none.owner().isEmpty() && none.group().isEmpty());
+        assertFalse(none.nodeSkipped());
+    }
+
+    @Test
     void noLinksNoRun() {
         RulesOutcome o = RulesOutcome.parse("ACTION=change\nSUBSYSTEM=infiniband\n", "", "ibemu0");
         assertTrue(o.links().isEmpty());

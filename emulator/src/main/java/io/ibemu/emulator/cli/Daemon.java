@@ -143,7 +143,7 @@ final class Daemon implements AutoCloseable {
             MountNamespace.privateCopy(Path.of("/run/udev"));
             MountNamespace.privateCopy(Path.of("/dev/char"));
             if (o.udev()) {
-                daemon.udev = udevWorker(o);
+                daemon.udev = udevWorker(o, devices);
                 daemon.udev.listen(daemon.uevents);
             }
             infiniband.announce();
@@ -171,15 +171,26 @@ final class Daemon implements AutoCloseable {
     }
 
     /** The rules worker: with --rules only those directories; udevadm and RUN under the supervisor stub if given. */
-    private static UdevWorker udevWorker(Options o) throws IOException {
+    private static UdevWorker udevWorker(Options o, DeviceDirectory devices) throws IOException {
         Path work = o.state().resolve("udev");
         if (!o.rules().isEmpty()) {
             RulesDirectories.only(o.rules(), work);
         }
         List<String> prefix = o.superviseStub() == null ? List.of()
                 : List.of(o.superviseStub().toString(), "--socket", o.state().resolve(Supervisor.SOCKET).toString(), "--");
-        return new UdevWorker(new UdevWorker.Options(prefix, work));
+        return new UdevWorker(new UdevWorker.Options(prefix, work, (devname, mode, owner, group) -> {
+            // issm is a FUSE file: udevadm sets modes on char nodes only, so its entry takes them
+            String name = devname.startsWith(DEV_INFINIBAND) ? devname.substring(DEV_INFINIBAND.length()) : "";
+            int[] now = devices.permissions(name);
+            if (now == null) {
+                return false;
+            }
+            devices.permissions(name, mode.orElse(now[0]), owner.orElse(now[1]), group.orElse(now[2]));
+            return true;
+        }));
     }
+
+    private static final String DEV_INFINIBAND = "/dev/infiniband/";
 
     /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
     private static void graftEntries(Path from, Path to) throws IOException {
