@@ -39,7 +39,10 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int MAX_POKES = 12;
 
     /** A device file's directory entry. */
-    record Entry(CharDevice device, int mode) {
+    record Entry(CharDevice device, int mode, int uid, int gid) {
+        Entry(CharDevice device, int mode) {
+            this(device, mode, 0, 0);
+        }
     }
 
 
@@ -73,6 +76,21 @@ public final class DeviceDirectory implements AutoCloseable {
     public void add(String name, CharDevice device, int mode) {
         checkName(name);
         entries.put(name, new Entry(Objects.requireNonNull(device), mode & 07777));
+    }
+
+    /**
+     * Sets a FUSE file's permission bits and owner (what udev's MODE/OWNER/GROUP do to a node;
+     * the mount's default_permissions then decides opens). The kernel may show the old
+     * attributes for up to libfuse's attribute timeout (1 s).
+     */
+    public void permissions(String name, int mode, int uid, int gid) {
+        entries.computeIfPresent(name, (n, e) -> new Entry(e.device(), mode & 07777, uid, gid));
+    }
+
+    /** A FUSE file's mode, uid and gid, or null when there is no such file. */
+    public int[] permissions(String name) {
+        Entry e = entries.get(name);
+        return e == null ? null : new int[] {e.mode(), e.uid(), e.gid()};
     }
 
     /** Removes the file; files already open stay open. */
@@ -119,6 +137,44 @@ public final class DeviceDirectory implements AutoCloseable {
             MountNamespace.charNode(target.resolve(node.name()), node.major(), node.minor(), node.mode());
         }
         presentedAt = target;
+    }
+
+    /**
+     * After {@link #present}: shows a file or char device added since, as present() shows them
+     * (a device appearing while the directory is in use, as on hotplug).
+     */
+    public void show(String name) throws IOException {
+        Path at = presentedAt;
+        Path source = mountPoint();
+        if (at == null || source == null) {
+            throw new IllegalStateException(fsName + " is not presented yet");
+        }
+        DeviceNode node = nodes.get(name);
+        if (node != null) {
+            MountNamespace.charNode(at.resolve(name), node.major(), node.minor(), node.mode());
+        } else if (entries.containsKey(name)) {
+            MountNamespace.graft(source.resolve(name), at.resolve(name));
+        } else {
+            throw new IllegalArgumentException("no device " + name);
+        }
+    }
+
+    /**
+     * Takes a file or char device away (as device_del removes its node): it is no longer listed or
+     * opened; files already open stay open and reach their device, which decides what they do.
+     */
+    public void withdraw(String name) throws IOException {
+        Path at = presentedAt;
+        DeviceNode node = nodes.remove(name);
+        Entry entry = entries.remove(name);
+        if (at == null) {
+            return;
+        }
+        if (node != null) {
+            MountNamespace.unlink(at.resolve(name));
+        } else if (entry != null) {
+            MountNamespace.ungraft(at.resolve(name));
+        }
     }
 
     /** The char device whose node {@link #present} made at {@code absolutePath}, or null. */
@@ -190,7 +246,7 @@ public final class DeviceDirectory implements AutoCloseable {
             throw new IOException("mount point is not a directory: " + target);
         }
         String[] argv = {fsName, "-f", target.toString(), "-o",
-            "allow_other,default_permissions,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
+            "allow_other,default_permissions,attr_timeout=0,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
         Thread thread = new Thread(() -> {
             loopResult = fileSystem.mainLoop("devfs-" + fsName, argv);
             loopEnded();

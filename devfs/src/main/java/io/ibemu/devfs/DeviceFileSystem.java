@@ -142,9 +142,9 @@ final class DeviceFileSystem extends FuseStubFS {
                 stat.st_mode.set(FileStat.S_IFREG | entry.mode());
                 stat.st_nlink.set(1);
                 stat.st_size.set(0);
+                stat.st_uid.set(entry.uid());
+                stat.st_gid.set(entry.gid());
             }
-            stat.st_uid.set(0);
-            stat.st_gid.set(0);
             stat.st_mtim.tv_sec.set(created);
             stat.st_ctim.tv_sec.set(created);
             stat.st_atim.tv_sec.set(created);

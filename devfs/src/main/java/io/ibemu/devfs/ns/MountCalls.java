@@ -59,6 +59,15 @@ final class MountCalls {
         mount("tmpfs", target, "tmpfs", flags, options);
     }
 
+    /** umount2 with MNT_DETACH: the mount goes now, files open below it keep working. */
+    static void detach(Path target) throws IOException {
+        if (LIBC.umount2(target.toString(), MNT_DETACH) != 0) {
+            throw failure("umount " + target);
+        }
+    }
+
+    private static final int MNT_DETACH = 2;
+
     /** A character device node; {@code dev} as glibc's makedev encodes it. */
     static void mknod(Path path, int mode, long dev) throws IOException {
         if (LIBC.mknod(path.toString(), 0020000 | (mode & 07777), dev) != 0) {

@@ -165,6 +165,31 @@ public final class MountNamespace {
     }
 
     /**
+     * Undoes {@link #graft}: detaches what is mounted at {@code target} (files open below it stay
+     * open) and removes the entry, which graft made in a private directory.
+     */
+    public static synchronized void ungraft(Path target) throws IOException {
+        checkPrivate();
+        Path where = canonical(target);
+        if (!ours.contains(where.getParent())) {
+            throw new IOException("refusing to remove " + where + ": not in a private directory");
+        }
+        MountCalls.detach(where);
+        Files.delete(where);
+    }
+
+    /** Removes a symlink or device node made in one of our private directories ({@link #symlink}, {@link #charNode}). */
+    public static synchronized void unlink(Path path) throws IOException {
+        checkPrivate();
+        Path absolute = path.toAbsolutePath().normalize();
+        Path where = canonical(absolute.getParent()).resolve(absolute.getFileName().toString());
+        if (!ours.contains(where.getParent())) {
+            throw new IOException("refusing to remove " + where + ": not in a private directory");
+        }
+        Files.deleteIfExists(where);
+    }
+
+    /**
      * Makes {@code link} a symlink to {@code target} (as given, e.g. "../../devices/..."), layering
      * its directory first; an entry of that name there is replaced, in this namespace only.
      */

@@ -5,6 +5,7 @@ import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.control.Console;
+import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.control.ControlServer;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.IdentityFile;
@@ -28,15 +29,15 @@ import io.ibemu.emulator.hca.Hca;
 import io.ibemu.sysfs.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
+import io.ibemu.udev.RulesDirectories;
+import io.ibemu.udev.UdevWorker;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -48,8 +49,19 @@ import java.util.stream.Stream;
 final class Daemon implements AutoCloseable {
     private static final Path SYS_PCI_ROOT = Path.of("/sys/devices", InfinibandSysfs.PCI_ROOT);
 
-    record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet) {
+    /**
+     * {@code presetSubnet}: --sm preset; {@code udev}: apply the rules to every event; {@code rules}: only these
+     * directories' (default: the system's).
+     */
+    record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
+                   List<Path> rules, Path superviseStub) {
+        Options(Path state, Path topology, List<String> locals, Path identity) {
+            this(state, topology, locals, identity, false, false, List.of(), null);
+        }
     }
+
+    /** How long start-up waits for the rules of the initial events (the launcher waits 60 s in all). */
+    private static final java.time.Duration UDEV_SETTLE = java.time.Duration.ofSeconds(45);
 
     static final class StartFailure extends Exception {
         StartFailure(String message) {
@@ -60,13 +72,16 @@ final class Daemon implements AutoCloseable {
     private final MadLayer layer;
     /** The data path every local HCA's verbs model shares, and those models' devices. */
     private final DataLink link;
-    private final List<UverbsDevice> verbs = new ArrayList<>();
+    /** The local HCAs, at start and hot-plugged. */
+    private volatile Hotplug hotplug;
     private final DeviceDirectory devices;
     private final SysfsTree sysfs;
     /** Every uevent of the emulated devices: the initial adds, then those written to uevent files. */
     private final Uevents uevents = new Uevents();
     private volatile ControlServer control;
     private volatile Supervisor supervisor;
+    /** With --udev: runs the rules for each uevent. */
+    private volatile UdevWorker udev;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
@@ -94,24 +109,31 @@ final class Daemon implements AutoCloseable {
             MountNamespace.workDirectory(work);
             Path devDir = Files.createDirectories(work.resolve("dev"));
             Path sysDir = Files.createDirectories(work.resolve("sys"));
+            Map<LocalHca, List<UmadDevice>> umads = new java.util.LinkedHashMap<>();
             for (LocalHca hca : hcas) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
                     // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
-                    devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600,
-                            new UmadDevice(layer, hca.port(p)), false);
+                    UmadDevice umad = new UmadDevice(layer, hca.port(p));
+                    devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
+                    umads.computeIfAbsent(hca, k -> new ArrayList<>()).add(umad);
                     // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
                     devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
                 }
             }
+            List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
                 UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
-                daemon.verbs.add(uverbs);
+                initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
             infiniband.build(hcas);
+            Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
+                    readIdentities(o.identity())), locals, () -> daemon.udev);
+            initial.forEach(daemon.hotplug::plugged);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -129,17 +151,31 @@ final class Daemon implements AutoCloseable {
             // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
             MountNamespace.privateCopy(Path.of("/run/udev"));
             MountNamespace.privateCopy(Path.of("/dev/char"));
+            if (o.udev()) {
+                daemon.udev = udevWorker(o, devices);
+                daemon.udev.listen(daemon.uevents);
+            }
             infiniband.announce();
-            Set<Node> locals = new HashSet<>();
-            hcas.forEach(h -> locals.add(h.node()));
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
-                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList()), o.state());
+                    () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
+                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command)), o.state());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
+            if (daemon.udev != null) {
+                daemon.udev.start(); // after the supervisor: udevadm and RUN programs run under it
+                if (!daemon.udev.settle(UDEV_SETTLE)) {
+                    throw new IOException("the udev rules for the devices did not finish within "
+                            + UDEV_SETTLE.toSeconds() + " s (see the log)");
+                }
+            }
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
             daemon.close();
             throw new StartFailure(e.getMessage() == null ? e.toString() : e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            daemon.close();
+            throw new StartFailure("interrupted while the udev rules ran");
         }
     }
 
@@ -159,6 +195,29 @@ final class Daemon implements AutoCloseable {
         }
         System.err.println("ibemu: --sm preset: no local port has a cable; the ports stay as after power-on");
     }
+
+
+    /** The rules worker: with --rules only those directories; udevadm and RUN under the supervisor stub if given. */
+    private static UdevWorker udevWorker(Options o, DeviceDirectory devices) throws IOException {
+        Path work = o.state().resolve("udev");
+        if (!o.rules().isEmpty()) {
+            RulesDirectories.only(o.rules(), work);
+        }
+        List<String> prefix = o.superviseStub() == null ? List.of()
+                : List.of(o.superviseStub().toString(), "--socket", o.state().resolve(Supervisor.SOCKET).toString(), "--");
+        return new UdevWorker(new UdevWorker.Options(prefix, work, (devname, mode, owner, group) -> {
+            // issm is a FUSE file: udevadm sets modes on char nodes only, so its entry takes them
+            String name = devname.startsWith(DEV_INFINIBAND) ? devname.substring(DEV_INFINIBAND.length()) : "";
+            int[] now = devices.permissions(name);
+            if (now == null) {
+                return false;
+            }
+            devices.permissions(name, mode.orElse(now[0]), owner.orElse(now[1]), group.orElse(now[2]));
+            return true;
+        }));
+    }
+
+    private static final String DEV_INFINIBAND = "/dev/infiniband/";
 
     /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
     private static void graftEntries(Path from, Path to) throws IOException {
@@ -243,17 +302,8 @@ final class Daemon implements AutoCloseable {
         int slot = 0x10;
         for (int i = 0; i < nodes.size(); i++) {
             Node node = nodes.get(i);
-            HcaIdentity identity = HcaIdentity.defaults(i);
-            for (Map.Entry<String, Map<String, String>> section : ids.entrySet()) {
-                Optional<Node> named = fabric.node(section.getKey());
-                if (named.isPresent() && named.get() == node) {
-                    for (Map.Entry<String, String> kv : section.getValue().entrySet()) {
-                        identity = identity.with(kv.getKey(), kv.getValue());
-                    }
-                }
-            }
-            while (Files.exists(SYS_PCI_ROOT.resolve(InfinibandSysfs.rootPort(pciSlot(slot))))
-                    || Files.exists(Path.of("/sys/class/pci_bus", String.format("0000:%02x", slot)))) {
+            HcaIdentity identity = Hotplug.identity(node, i, fabric, ids);
+            while (Hotplug.hostHas(slot)) {
                 slot++;
             }
             for (LocalHca other : hcas) {
@@ -262,21 +312,34 @@ final class Daemon implements AutoCloseable {
                             + "' is given to two local HCAs; give each its own name");
                 }
             }
-            hcas.add(new LocalHca(i, node, identity, pciSlot(slot++), minor));
+            hcas.add(new LocalHca(i, node, identity, Hotplug.pciSlot(slot++), minor));
             minor += node.portCount();
         }
         return hcas;
     }
 
-    /** The HCA's function on bus {@code bus}, behind root port 0000:00:{@code bus}.0. */
-    private static String pciSlot(int bus) {
-        return String.format("0000:%02x:00.0", bus);
+    /** `ctl settle`: returns once the rules ran for every event so far (nothing to wait for without --udev). */
+    private List<String> settle(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("settle takes no arguments");
+        }
+        UdevWorker worker = udev;
+        try {
+            if (worker != null && !worker.settle(UDEV_SETTLE)) {
+                throw new ControlException("the udev rules are still running after " + UDEV_SETTLE.toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ControlException("interrupted");
+        }
+        return List.of();
     }
 
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
-        for (UverbsDevice uverbs : verbs) {
+        for (Hotplug.Plugged p : hotplug.all()) {
+            UverbsDevice uverbs = p.uverbs();
             counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
         }
         return counts;
@@ -291,13 +354,18 @@ final class Daemon implements AutoCloseable {
         if (control != null) {
             control.close();
         }
+        if (udev != null) {
+            udev.close();
+        }
         if (supervisor != null) {
             supervisor.close();
         }
         sysfs.close();
         devices.close();
-        for (UverbsDevice uverbs : verbs) {
-            uverbs.hca().close();
+        if (hotplug != null) {
+            for (Hotplug.Plugged p : hotplug.all()) {
+                p.uverbs().hca().close();
+            }
         }
         link.close();
         layer.close();

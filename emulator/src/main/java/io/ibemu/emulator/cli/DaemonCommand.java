@@ -41,6 +41,17 @@ final class DaemonCommand implements Callable<Integer> {
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
     String sm;
 
+    @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
+    boolean udev;
+
+    @Option(names = "--rules", paramLabel = "DIR",
+            description = "With --udev: read the rules only from DIR (repeatable; default: the system's rules directories).")
+    List<Path> rules = new ArrayList<>();
+
+    @Option(names = "--supervise-stub", paramLabel = "FILE",
+            description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
+    Path superviseStub;
+
     static boolean running() {
         return running;
     }
@@ -67,7 +78,8 @@ final class DaemonCommand implements Callable<Integer> {
         }, FATAL_RESERVE, FATAL_DEADLINE_MS);
         ignoreUserSignals();
         try {
-            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset")));
+            Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
+                    udev || !rules.isEmpty(), rules, superviseStub));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -57,6 +57,12 @@ public final class Console {
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd)
               events                          the uevents of the emulated devices, oldest first, one a
                                               line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)
+              settle                          wait until the udev rules have run for every event
+                                              so far (with --udev; as udevadm settle)
+              hca add NODE                    make an HCA of the topology a local device of this
+                                              host, as a hotplugged card: devices, sysfs, uevents
+              hca remove NAME                 take local device NAME away, as ib_unregister_device:
+                                              open files fail, verbs contexts get DEVICE_FATAL
               help                            this list
             """;
 
@@ -72,8 +78,16 @@ public final class Console {
     private final Set<Node> locals;
     private final ObjectCounts objects;
     private final Supplier<List<String>> events;
+    /** Commands the daemon serves itself (udev settle, hca add/remove), by first word. */
+    private final Map<String, DaemonCommand> daemonCommands;
 
-    /** {@code locals}: the nodes that serve this host's device files, which cannot be removed. */
+    /** A command the daemon serves outside the fabric model: its words after the first in, reply lines out. */
+    @FunctionalInterface
+    public interface DaemonCommand {
+        List<String> run(List<String> args) throws ControlException;
+    }
+
+    /** {@code locals}: the nodes that serve this host's device files, which cannot be removed (a live view). */
     public Console(Fabric fabric, Set<Node> locals) {
         this(fabric, locals, Map::of);
     }
@@ -84,10 +98,17 @@ public final class Console {
 
     /** {@code events}: the instance's recent uevents, one line each, for `events`. */
     public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects, Supplier<List<String>> events) {
+        this(fabric, locals, objects, events, Map.of());
+    }
+
+    /** {@code locals}: a live view (hotplug changes it); {@code daemonCommands}: served by the daemon. */
+    public Console(Fabric fabric, Set<Node> locals, ObjectCounts objects, Supplier<List<String>> events,
+                   Map<String, DaemonCommand> daemonCommands) {
         this.fabric = fabric;
-        this.locals = Set.copyOf(locals);
+        this.locals = java.util.Collections.unmodifiableSet(locals);
         this.objects = objects;
         this.events = events;
+        this.daemonCommands = Map.copyOf(daemonCommands);
     }
 
     /** Carries out one request; the lines of its reply, or the reason it was refused. */
@@ -118,8 +139,14 @@ public final class Console {
                     yield events.get();
                 }
                 case "help", "?" -> HELP.lines().toList();
-                default -> throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events or help");
+                default -> {
+                    DaemonCommand c = daemonCommands.get(words.get(0).toLowerCase(Locale.ROOT));
+                    if (c != null) {
+                        yield c.run(a.rest());
+                    }
+                    throw new ControlException("unknown command '" + words.get(0)
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, hca, settle or help");
+                }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());

@@ -48,8 +48,12 @@ public final class InfinibandSysfs {
     private final Fabric fabric;
     private final SysDir root;
     private final Uevents uevents;
-    /** Every device in the order the kernel registers them, for the initial add events. */
-    private final List<Registered> registered = new ArrayList<>();
+    /** Every device in the order the kernel registers them, for the add events; by HCA name. */
+    private final Map<String, List<Registered>> registered = new LinkedHashMap<>();
+    /** The links below the tree's root each HCA added outside its own directories (bus/, dev/char/). */
+    private final Map<String, List<String>> outsideLinks = new LinkedHashMap<>();
+    /** The HCA being laid out by {@link #add}. */
+    private String adding;
 
     private record Registered(Kobject device, boolean bound) {
     }
@@ -64,13 +68,63 @@ public final class InfinibandSysfs {
      * Raises the uevents the kernel raised while the devices appeared (device_add's "add", and
      * driver_bound's "bind" for the root port and the PCI function), once the tree is visible.
      */
-    public void announce() {
-        for (Registered r : registered) {
+    public synchronized void announce() {
+        for (String hca : registered.keySet()) {
+            announce(hca);
+        }
+    }
+
+    /** The add (and bind) events of one HCA's devices, in registration order. */
+    public synchronized void announce(String hca) {
+        for (Registered r : registered.getOrDefault(hca, List.of())) {
             uevents.raise(r.device(), UeventAction.ADD);
             if (r.bound()) {
                 uevents.raise(r.device(), UeventAction.BIND);
             }
         }
+    }
+
+    /**
+     * The events of a hot unplug, children first (ib_unregister_device's class devices, then
+     * the function's unbind and removal, then its slot's root port, which goes with the card
+     * here): raised while the directories still exist, so the rules can read them.
+     */
+    public synchronized void announceRemoval(String hca) {
+        List<Registered> devices = new ArrayList<>(registered.getOrDefault(hca, List.of()));
+        java.util.Collections.reverse(devices);
+        for (Registered r : devices) {
+            if (r.bound()) {
+                uevents.raise(r.device(), UeventAction.UNBIND);
+            }
+            uevents.raise(r.device(), UeventAction.REMOVE);
+        }
+    }
+
+    /** Paths below the tree's root (e.g. "dev/char/231:0") of the links {@code hca} has outside /sys/devices and /sys/class. */
+    public synchronized List<String> outsideLinks(String hca) {
+        return List.copyOf(outsideLinks.getOrDefault(hca, List.of()));
+    }
+
+    /** Takes the HCA's directories and links out of the tree (after its removal events). */
+    public synchronized void remove(LocalHca hca) {
+        for (String path : outsideLinks.getOrDefault(hca.name(), List.of())) {
+            int slash = path.lastIndexOf('/');
+            SysDir dir = root;
+            for (String part : path.substring(0, slash).split("/")) {
+                dir = dir.dir(part);
+            }
+            dir.remove(path.substring(slash + 1));
+        }
+        SysDir classes = root.dir("class");
+        classes.dir("infiniband").remove(hca.name());
+        for (int p = 1; p <= hca.node().portCount(); p++) {
+            classes.dir("infiniband_mad").remove("umad" + hca.umadIndex(p));
+            classes.dir("infiniband_mad").remove("issm" + hca.umadIndex(p));
+        }
+        classes.dir("infiniband_verbs").remove("uverbs" + hca.index());
+        root.dir("devices").dir(PCI_ROOT).remove(rootPort(hca.pciSlot()));
+        registered.remove(hca.name());
+        outsideLinks.remove(hca.name());
     }
 
     /** The function's devpath, e.g. "/devices/pci0000:00/0000:00:10.0/0000:10:00.0". */
@@ -98,10 +152,10 @@ public final class InfinibandSysfs {
     private void device(SysDir dir, Kobject device, String subsystemLink, boolean bound) {
         UeventFile.add(dir, device, uevents);
         dir.link("subsystem", subsystemLink);
-        registered.add(new Registered(device, bound));
+        registered.computeIfAbsent(adding, k -> new ArrayList<>()).add(new Registered(device, bound));
     }
 
-    public void build(List<LocalHca> hcas) {
+    public synchronized void build(List<LocalHca> hcas) {
         SysDir classes = root.dir("class");
         classes.dir("infiniband");
         classes.dir("infiniband_mad").attribute("abi_version", () -> SysfsFormat.line(UMAD_ABI_VERSION));
@@ -116,7 +170,9 @@ public final class InfinibandSysfs {
         return "../../devices/" + functionPath(hca);
     }
 
-    private void add(LocalHca hca) {
+    /** Lays out one HCA (at start, or hot-plugged); its events come with {@link #announce(String)}. */
+    public synchronized void add(LocalHca hca) {
+        adding = hca.name();
         SysDir port = root.dir("devices").dir(PCI_ROOT).dir(rootPort(hca.pciSlot()));
         rootPortDevice(port, hca);
         SysDir pci = port.dir(hca.pciSlot());
@@ -144,6 +200,7 @@ public final class InfinibandSysfs {
     /** /sys/dev/char/MAJOR:MINOR, the link udevadm and libudev resolve a device number by. */
     private void devChar(int major, int minor, LocalHca hca, String under) {
         root.dir("dev").dir("char").link(major + ":" + minor, "../../devices/" + functionPath(hca) + "/" + under);
+        outsideLinks.computeIfAbsent(adding, k -> new ArrayList<>()).add("dev/char/" + major + ":" + minor);
     }
 
     /**
@@ -185,6 +242,7 @@ public final class InfinibandSysfs {
     private void bind(SysDir function, String toSys, String name, String fromDriverDir, String driver) {
         function.link("driver", toSys + "bus/pci/drivers/" + driver);
         root.dir("bus").dir("pci").dir("drivers").dir(driver).link(name, fromDriverDir);
+        outsideLinks.computeIfAbsent(adding, k -> new ArrayList<>()).add("bus/pci/drivers/" + driver + "/" + name);
     }
 
     private void ibDevice(SysDir dir, LocalHca hca) {

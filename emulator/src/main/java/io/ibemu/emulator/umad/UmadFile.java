@@ -46,6 +46,10 @@ final class UmadFile implements DeviceFile, MadAgentClient {
     private final MadAgent[] agents = new MadAgent[MAX_AGENTS];
     private boolean usePkeyIndex;
     private boolean alreadyUsed;
+    /** The port was unregistered (ib_umad_kill_port): agents gone, reads EIO, poll EPOLLERR. */
+    private volatile boolean agentsDead;
+    /** Told at release, so the device forgets the file. */
+    private final Runnable released;
 
     /** Guards {@link #receiveQueue}, {@link #sendList} and {@link #pollWaiters}. */
     private final Object queueLock = new Object();
@@ -65,8 +69,38 @@ final class UmadFile implements DeviceFile, MadAgentClient {
             AgentRequest.REGISTER_AGENT2, UmadFile::registerAgent2);
 
     UmadFile(MadLayer layer, Port port) {
+        this(layer, port, () -> { });
+    }
+
+    UmadFile(MadLayer layer, Port port, Runnable released) {
         this.layer = layer;
         this.port = port;
+        this.released = released;
+    }
+
+    /**
+     * ib_umad_kill_port for this file: agents_dead, the agents unregistered, the waiters on the
+     * receive queue woken. A read blocked in the kernel stays blocked (its wait is for a packet
+     * only) and gets EIO once it returns; poll says EPOLLERR.
+     */
+    void kill() {
+        synchronized (layer.lock()) {
+            agentsDead = true;
+            for (int i = 0; i < MAX_AGENTS; i++) {
+                MadAgent agent = agents[i];
+                agents[i] = null;
+                if (agent != null) {
+                    agent.port().unregister(agent);
+                }
+            }
+        }
+        List<PollWaiter> toWake;
+        synchronized (queueLock) {
+            queueLock.notifyAll();
+            toWake = new ArrayList<>(pollWaiters);
+            pollWaiters.clear();
+        }
+        toWake.forEach(PollWaiter::wake);
     }
 
     private int headerSize() {
@@ -88,6 +122,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
 
     /** ib_umad_reg_agent. */
     private IoctlResult registerAgent(byte[] in) throws Errno {
+        requirePort();
         AgentRequest req = AgentRequest.decodeV1(in);
         if (req.qpn() != 0 && req.qpn() != 1) {
             throw Errno.of(Errno.EINVAL);
@@ -103,6 +138,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
 
     /** ib_umad_reg_agent2: unsupported flags are refused with the supported set written back. */
     private IoctlResult registerAgent2(byte[] in) throws Errno {
+        requirePort();
         AgentRequest req = AgentRequest.decodeV2(in);
         if (req.qpn() != 0 && req.qpn() != 1) {
             throw Errno.of(Errno.EINVAL);
@@ -147,6 +183,13 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         }
         usePkeyIndex = true;
         return IoctlResult.ok();
+    }
+
+    /** ib_umad_reg_agent(2): "invalid device" once the port was killed. */
+    private void requirePort() throws Errno {
+        if (agentsDead) {
+            throw Errno.of(Errno.EPIPE);
+        }
     }
 
     private int freeSlot() throws Errno {
@@ -340,6 +383,9 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         }
         UmadPacket packet;
         synchronized (queueLock) {
+            if (agentsDead) {
+                throw Errno.of(Errno.EIO);
+            }
             while (receiveQueue.isEmpty()) {
                 if (request.nonBlocking()) {
                     throw Errno.of(Errno.EAGAIN);
@@ -353,6 +399,9 @@ final class UmadFile implements DeviceFile, MadAgentClient {
                     Thread.currentThread().interrupt();
                     throw Errno.of(Errno.EINTR);
                 }
+            }
+            if (agentsDead) {
+                throw Errno.of(Errno.EIO);
             }
             packet = receiveQueue.pollFirst();
         }
@@ -391,10 +440,13 @@ final class UmadFile implements DeviceFile, MadAgentClient {
 
     // ---- poll, release ----
 
-    /** ib_umad_poll: always writable, readable with a packet queued. */
+    /** ib_umad_poll: always writable, readable with a packet queued; only EPOLLERR once the port is gone. */
     @Override
     public int poll(Caller caller, PollWaiter waiter) {
         synchronized (queueLock) {
+            if (agentsDead) {
+                return Poll.ERR;
+            }
             int mask = Poll.OUT | Poll.WRNORM;
             if (!receiveQueue.isEmpty()) {
                 return mask | Poll.IN | Poll.RDNORM;
@@ -426,5 +478,6 @@ final class UmadFile implements DeviceFile, MadAgentClient {
             pollWaiters.clear();
         }
         toWake.forEach(PollWaiter::wake);
+        released.run();
     }
 }

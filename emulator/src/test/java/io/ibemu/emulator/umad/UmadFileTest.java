@@ -263,6 +263,27 @@ class UmadFileTest {
         return used;
     }
 
+    /** ib_umad_kill_port (hot removal): agents gone, EIO on read and write, EPIPE on registration, EPOLLERR. */
+    @Test
+    void aKilledPortFailsEveryCallAsTheKernelsDoes() throws Exception {
+        UmadDevice device = new UmadDevice(layer, port);
+        UmadFile f = (UmadFile) device.open(TestCaller.INSTANCE, 0);
+        int id = register(f, regReq(1, 0, 0));
+        java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+        assertEquals(Poll.OUT | Poll.WRNORM, f.poll(TestCaller.INSTANCE, woken::incrementAndGet));
+        device.kill();
+        assertEquals(1, woken.get(), "poll waiters woken");
+        assertEquals(Poll.ERR, f.poll(TestCaller.INSTANCE, null));
+        assertEquals(Errno.EIO, errnoOf(() -> f.read(TestCaller.read(1024, true))), "EIO before EAGAIN");
+        byte[] mad = new byte[56 + 256];
+        System.arraycopy(new UmadHeader(id, 0, 0, 0, 0, 1, 0x80010000, 0xffff, 0, 0, false, 0, 0, 0, new byte[16], 0, 0)
+                .encode(false), 0, mad, 0, 56);
+        assertEquals(Errno.EIO, errnoOf(() -> f.write(TestCaller.INSTANCE, ByteBuffer.wrap(mad), 0)));
+        assertEquals(Errno.EPIPE, errnoOf(() -> f.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0, 0))));
+        assertEquals(Errno.ENXIO, errnoOf(() -> device.open(TestCaller.INSTANCE, 0)));
+        f.release();
+    }
+
     @Test
     void aRequestWithNoAnswerComesBackTimedOut() throws Exception {
         UmadFile f = open();
