@@ -23,7 +23,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The median of v[0..n) without reordering v. */
-static double median_of(double *v, int n)
+static inline double median_of(double *v, int n)
 {
 	double *c = malloc(n * sizeof(*c)), m;
 	memcpy(c, v, n * sizeof(*c));

@@ -5,9 +5,8 @@ import io.ibemu.emulator.fabric.Port;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,7 +22,7 @@ public final class MadLayer implements AutoCloseable {
     private final Fabric fabric;
     private final Map<Port, MadPort> ports = new HashMap<>();
     private final Map<Integer, MadAgent> agents = new HashMap<>();
-    private final ScheduledExecutorService timer;
+    private final ScheduledThreadPoolExecutor timer;
     private int nextHiTid = 1;
     /** Datagrams sent but not yet delivered; drained by whoever sends first. */
     private final java.util.ArrayDeque<Runnable> wire = new java.util.ArrayDeque<>();
@@ -33,11 +32,15 @@ public final class MadLayer implements AutoCloseable {
 
     public MadLayer(Fabric fabric) {
         this.fabric = fabric;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "mad-timer");
             t.setDaemon(true);
             return t;
         });
+        // a cancelled timeout leaves the queue at once: thousands of sends in flight would
+        // otherwise leave as many dead entries for the timer thread to wake up for
+        executor.setRemoveOnCancelPolicy(true);
+        this.timer = executor;
         this.traps = new TrapSender(this, fabric);
     }
 
@@ -81,6 +84,11 @@ public final class MadLayer implements AutoCloseable {
                 task.run();
             }
         }, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Timeouts and repeats waiting in the timer's queue (cancelled ones leave it at once). */
+    int timersQueued() {
+        return timer.getQueue().size();
     }
 
     ScheduledFuture<?> scheduleRepeating(Runnable task, int periodMs) {

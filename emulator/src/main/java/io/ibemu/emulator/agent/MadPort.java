@@ -122,11 +122,22 @@ public final class MadPort {
         }
         if (s.timeoutMs > 0) {
             s.agent.waiting.add(s);
-            arm(s, s.timeoutMs);
         }
         transmit(s, s.message);
         if (s.timeoutMs <= 0) {
             finish(s, SendStatus.SUCCESS);
+        } else {
+            armUnlessAnswered(s);
+        }
+    }
+
+    /**
+     * The response timer starts once the send is on the wire (wait_for_response after the send
+     * completes); most answers arrive during the transmit, and those sends need no timer at all.
+     */
+    private void armUnlessAnswered(SendRequest s) {
+        if (!s.done) {
+            arm(s, s.timeoutMs);
         }
     }
 
@@ -392,8 +403,8 @@ public final class MadPort {
                 s.segmentsSent = s.lastAck;
                 sendWindow(s);
             } else {
-                arm(s, s.timeoutMs);
                 transmit(s, s.message);
+                armUnlessAnswered(s);
             }
             return;
         }

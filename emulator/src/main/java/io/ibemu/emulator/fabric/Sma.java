@@ -365,13 +365,7 @@ final class Sma {
         if (block < 0) {
             return MadStatus.INVALID_FIELD;
         }
-        int[] table = p.pkeys;
-        Integer[] keys = new Integer[PKeyTable.PER_BLOCK];
-        for (int i = 0; i < keys.length; i++) {
-            int index = block * PKeyTable.PER_BLOCK + i;
-            keys[i] = index < table.length ? table[index] : 0;
-        }
-        new PKeyTable(List.of(keys)).encode(r.response, DATA);
+        PKeyTable.encodeBlock(p.pkeys, block, r.response, DATA);
         return MadStatus.SUCCESS;
     }
 
@@ -381,12 +375,11 @@ final class Sma {
         if (block < 0) {
             return MadStatus.INVALID_FIELD;
         }
-        List<Integer> want = PKeyTable.decode(r.response, DATA).pKeys();
         int[] table = p.pkeys.clone();
         for (int i = 0; i < PKeyTable.PER_BLOCK; i++) {
             int index = block * PKeyTable.PER_BLOCK + i;
             if (index < table.length) {
-                table[index] = want.get(i);
+                table[index] = PKeyTable.entry(r.response, DATA, i);
             }
         }
         p.setPkeys(table);
@@ -529,7 +522,7 @@ final class Sma {
         if (block < 0) {
             return MadStatus.INVALID_FIELD;
         }
-        r.node.switchTables().linearBlock(block).encode(r.response, DATA);
+        r.node.switchTables().copyLinearBlock(block, r.response, DATA);
         return MadStatus.SUCCESS;
     }
 
@@ -538,7 +531,7 @@ final class Sma {
         if (block < 0) {
             return MadStatus.INVALID_FIELD;
         }
-        r.node.switchTables().setLinearBlock(block, LinearForwardingTable.decode(r.response, DATA));
+        r.node.switchTables().setLinearBlock(block, r.response, DATA);
         return MadStatus.SUCCESS;
     }
 

@@ -89,21 +89,19 @@ final class SwitchTables {
         return n;
     }
 
-    LinearForwardingTable linearBlock(int block) {
+    /** A block as the attribute carries it (one port byte per LID, IBA 14.2.5.10), copied out. */
+    void copyLinearBlock(int block, byte[] to, int offset) {
         byte[] b = linear[block];
-        Integer[] ports = new Integer[LinearForwardingTable.PER_BLOCK];
-        for (int i = 0; i < ports.length; i++) {
-            ports[i] = b == null ? LinearForwardingTable.NO_PORT : b[i] & 0xFF;
+        if (b == null) {
+            Arrays.fill(to, offset, offset + LinearForwardingTable.PER_BLOCK, (byte) LinearForwardingTable.NO_PORT);
+        } else {
+            System.arraycopy(b, 0, to, offset, LinearForwardingTable.PER_BLOCK);
         }
-        return new LinearForwardingTable(List.of(ports));
     }
 
-    void setLinearBlock(int block, LinearForwardingTable t) {
-        byte[] b = new byte[LinearForwardingTable.PER_BLOCK];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = (byte) (int) t.ports().get(i);
-        }
-        linear[block] = b;
+    /** A block written by the SM, copied in from the attribute's bytes. */
+    void setLinearBlock(int block, byte[] from, int offset) {
+        linear[block] = Arrays.copyOfRange(from, offset, offset + LinearForwardingTable.PER_BLOCK);
     }
 
     MulticastForwardingTable multicastBlock(int block, int position) {

@@ -16,4 +16,17 @@ public record PKeyTable(List<Integer> pKeys) {
     public void encode(byte[] b, int offset) {
         CODEC.encode(this, b, offset);
     }
+
+    /** Plain code for the sweep: block {@code block} of a port's table, entries past its end 0. */
+    public static void encodeBlock(int[] table, int block, byte[] b, int offset) {
+        for (int i = 0; i < PER_BLOCK; i++) {
+            int index = block * PER_BLOCK + i;
+            Bits.set(b, offset, i * 16, 16, index < table.length ? table[index] : 0);
+        }
+    }
+
+    /** Entry {@code i} of the block at {@code offset}. */
+    public static int entry(byte[] b, int offset, int i) {
+        return (int) Bits.get(b, offset, i * 16, 16);
+    }
 }

@@ -1,5 +1,7 @@
 package io.ibemu.emulator.mad;
 
+import java.util.Arrays;
+
 /**
  * PortInfo (IBA 14.2.5.6, ib_types.h ib_port_info_t): 64 bytes, every field including
  * CapabilityMask2 and the LinkSpeedExt fields. Enumerated values: {@link #STATE_DOWN} ...,
@@ -144,11 +146,173 @@ public record PortInfo(
             Field.of("linkSpeedExtEnabled", "LinkSpeedExtEnabled", 507, 5));
     public static final RecordCodec<PortInfo> CODEC = RecordCodec.of(PortInfo.class, LAYOUT);
 
-    public static PortInfo decode(byte[] b, int offset) {
-        return CODEC.decode(b, offset);
+    /**
+     * Plain code for what every sweep reads and writes: the fields are still the ones
+     * {@link #LAYOUT} declares, looked up once; {@code AttributeCodecTest} checks this against
+     * {@link #CODEC}, the reflective codec, which stays for dumps and the other attributes.
+     */
+    private static final class F {
+        static final Field M_KEY = LAYOUT.field("mKey");
+        static final Field GID_PREFIX = LAYOUT.field("gidPrefix");
+        static final Field LID = LAYOUT.field("lid");
+        static final Field MASTER_SM_LID = LAYOUT.field("masterSmLid");
+        static final Field CAPABILITY_MASK = LAYOUT.field("capabilityMask");
+        static final Field DIAG_CODE = LAYOUT.field("diagCode");
+        static final Field M_KEY_LEASE_PERIOD = LAYOUT.field("mKeyLeasePeriod");
+        static final Field LOCAL_PORT_NUM = LAYOUT.field("localPortNum");
+        static final Field LINK_WIDTH_ENABLED = LAYOUT.field("linkWidthEnabled");
+        static final Field LINK_WIDTH_SUPPORTED = LAYOUT.field("linkWidthSupported");
+        static final Field LINK_WIDTH_ACTIVE = LAYOUT.field("linkWidthActive");
+        static final Field LINK_SPEED_SUPPORTED = LAYOUT.field("linkSpeedSupported");
+        static final Field PORT_STATE = LAYOUT.field("portState");
+        static final Field PORT_PHYSICAL_STATE = LAYOUT.field("portPhysicalState");
+        static final Field LINK_DOWN_DEFAULT_STATE = LAYOUT.field("linkDownDefaultState");
+        static final Field M_KEY_PROTECT_BITS = LAYOUT.field("mKeyProtectBits");
+        static final Field LMC = LAYOUT.field("lmc");
+        static final Field LINK_SPEED_ACTIVE = LAYOUT.field("linkSpeedActive");
+        static final Field LINK_SPEED_ENABLED = LAYOUT.field("linkSpeedEnabled");
+        static final Field NEIGHBOR_MTU = LAYOUT.field("neighborMtu");
+        static final Field MASTER_SM_SL = LAYOUT.field("masterSmSl");
+        static final Field VL_CAP = LAYOUT.field("vlCap");
+        static final Field INIT_TYPE = LAYOUT.field("initType");
+        static final Field VL_HIGH_LIMIT = LAYOUT.field("vlHighLimit");
+        static final Field VL_ARBITRATION_HIGH_CAP = LAYOUT.field("vlArbitrationHighCap");
+        static final Field VL_ARBITRATION_LOW_CAP = LAYOUT.field("vlArbitrationLowCap");
+        static final Field INIT_TYPE_REPLY = LAYOUT.field("initTypeReply");
+        static final Field MTU_CAP = LAYOUT.field("mtuCap");
+        static final Field VL_STALL_COUNT = LAYOUT.field("vlStallCount");
+        static final Field HOQ_LIFE = LAYOUT.field("hoqLife");
+        static final Field OPERATIONAL_VLS = LAYOUT.field("operationalVls");
+        static final Field PARTITION_ENFORCEMENT_INBOUND = LAYOUT.field("partitionEnforcementInbound");
+        static final Field PARTITION_ENFORCEMENT_OUTBOUND = LAYOUT.field("partitionEnforcementOutbound");
+        static final Field FILTER_RAW_INBOUND = LAYOUT.field("filterRawInbound");
+        static final Field FILTER_RAW_OUTBOUND = LAYOUT.field("filterRawOutbound");
+        static final Field M_KEY_VIOLATIONS = LAYOUT.field("mKeyViolations");
+        static final Field P_KEY_VIOLATIONS = LAYOUT.field("pKeyViolations");
+        static final Field Q_KEY_VIOLATIONS = LAYOUT.field("qKeyViolations");
+        static final Field GUID_CAP = LAYOUT.field("guidCap");
+        static final Field CLIENT_REREGISTER = LAYOUT.field("clientReregister");
+        static final Field MULTICAST_PKEY_TRAP_SUPPRESSION_ENABLED = LAYOUT.field("multicastPKeyTrapSuppressionEnabled");
+        static final Field SUBNET_TIMEOUT = LAYOUT.field("subnetTimeout");
+        static final Field RESP_TIME_VALUE = LAYOUT.field("respTimeValue");
+        static final Field LOCAL_PHY_ERRORS = LAYOUT.field("localPhyErrors");
+        static final Field OVERRUN_ERRORS = LAYOUT.field("overrunErrors");
+        static final Field MAX_CREDIT_HINT = LAYOUT.field("maxCreditHint");
+        static final Field LINK_ROUND_TRIP_LATENCY = LAYOUT.field("linkRoundTripLatency");
+        static final Field CAPABILITY_MASK2 = LAYOUT.field("capabilityMask2");
+        static final Field LINK_SPEED_EXT_ACTIVE = LAYOUT.field("linkSpeedExtActive");
+        static final Field LINK_SPEED_EXT_SUPPORTED = LAYOUT.field("linkSpeedExtSupported");
+        static final Field LINK_SPEED_EXT_ENABLED = LAYOUT.field("linkSpeedExtEnabled");
     }
 
+    public static PortInfo decode(byte[] b, int offset) {
+        return new PortInfo(
+                F.M_KEY.get(b, offset),
+                F.GID_PREFIX.get(b, offset),
+                (int) F.LID.get(b, offset),
+                (int) F.MASTER_SM_LID.get(b, offset),
+                (int) F.CAPABILITY_MASK.get(b, offset),
+                (int) F.DIAG_CODE.get(b, offset),
+                (int) F.M_KEY_LEASE_PERIOD.get(b, offset),
+                (int) F.LOCAL_PORT_NUM.get(b, offset),
+                (int) F.LINK_WIDTH_ENABLED.get(b, offset),
+                (int) F.LINK_WIDTH_SUPPORTED.get(b, offset),
+                (int) F.LINK_WIDTH_ACTIVE.get(b, offset),
+                (int) F.LINK_SPEED_SUPPORTED.get(b, offset),
+                (int) F.PORT_STATE.get(b, offset),
+                (int) F.PORT_PHYSICAL_STATE.get(b, offset),
+                (int) F.LINK_DOWN_DEFAULT_STATE.get(b, offset),
+                (int) F.M_KEY_PROTECT_BITS.get(b, offset),
+                (int) F.LMC.get(b, offset),
+                (int) F.LINK_SPEED_ACTIVE.get(b, offset),
+                (int) F.LINK_SPEED_ENABLED.get(b, offset),
+                (int) F.NEIGHBOR_MTU.get(b, offset),
+                (int) F.MASTER_SM_SL.get(b, offset),
+                (int) F.VL_CAP.get(b, offset),
+                (int) F.INIT_TYPE.get(b, offset),
+                (int) F.VL_HIGH_LIMIT.get(b, offset),
+                (int) F.VL_ARBITRATION_HIGH_CAP.get(b, offset),
+                (int) F.VL_ARBITRATION_LOW_CAP.get(b, offset),
+                (int) F.INIT_TYPE_REPLY.get(b, offset),
+                (int) F.MTU_CAP.get(b, offset),
+                (int) F.VL_STALL_COUNT.get(b, offset),
+                (int) F.HOQ_LIFE.get(b, offset),
+                (int) F.OPERATIONAL_VLS.get(b, offset),
+                F.PARTITION_ENFORCEMENT_INBOUND.get(b, offset) != 0,
+                F.PARTITION_ENFORCEMENT_OUTBOUND.get(b, offset) != 0,
+                F.FILTER_RAW_INBOUND.get(b, offset) != 0,
+                F.FILTER_RAW_OUTBOUND.get(b, offset) != 0,
+                (int) F.M_KEY_VIOLATIONS.get(b, offset),
+                (int) F.P_KEY_VIOLATIONS.get(b, offset),
+                (int) F.Q_KEY_VIOLATIONS.get(b, offset),
+                (int) F.GUID_CAP.get(b, offset),
+                F.CLIENT_REREGISTER.get(b, offset) != 0,
+                (int) F.MULTICAST_PKEY_TRAP_SUPPRESSION_ENABLED.get(b, offset),
+                (int) F.SUBNET_TIMEOUT.get(b, offset),
+                (int) F.RESP_TIME_VALUE.get(b, offset),
+                (int) F.LOCAL_PHY_ERRORS.get(b, offset),
+                (int) F.OVERRUN_ERRORS.get(b, offset),
+                (int) F.MAX_CREDIT_HINT.get(b, offset),
+                (int) F.LINK_ROUND_TRIP_LATENCY.get(b, offset),
+                (int) F.CAPABILITY_MASK2.get(b, offset),
+                (int) F.LINK_SPEED_EXT_ACTIVE.get(b, offset),
+                (int) F.LINK_SPEED_EXT_SUPPORTED.get(b, offset),
+                (int) F.LINK_SPEED_EXT_ENABLED.get(b, offset));
+    }
+
+    /** Writes this at {@code offset}, reserved bits zero. */
     public void encode(byte[] b, int offset) {
-        CODEC.encode(this, b, offset);
+        Arrays.fill(b, offset, offset + LAYOUT.sizeBytes(), (byte) 0);
+        F.M_KEY.set(b, offset, mKey);
+        F.GID_PREFIX.set(b, offset, gidPrefix);
+        F.LID.set(b, offset, lid & 0xFFFFFFFFL);
+        F.MASTER_SM_LID.set(b, offset, masterSmLid & 0xFFFFFFFFL);
+        F.CAPABILITY_MASK.set(b, offset, capabilityMask & 0xFFFFFFFFL);
+        F.DIAG_CODE.set(b, offset, diagCode & 0xFFFFFFFFL);
+        F.M_KEY_LEASE_PERIOD.set(b, offset, mKeyLeasePeriod & 0xFFFFFFFFL);
+        F.LOCAL_PORT_NUM.set(b, offset, localPortNum & 0xFFFFFFFFL);
+        F.LINK_WIDTH_ENABLED.set(b, offset, linkWidthEnabled & 0xFFFFFFFFL);
+        F.LINK_WIDTH_SUPPORTED.set(b, offset, linkWidthSupported & 0xFFFFFFFFL);
+        F.LINK_WIDTH_ACTIVE.set(b, offset, linkWidthActive & 0xFFFFFFFFL);
+        F.LINK_SPEED_SUPPORTED.set(b, offset, linkSpeedSupported & 0xFFFFFFFFL);
+        F.PORT_STATE.set(b, offset, portState & 0xFFFFFFFFL);
+        F.PORT_PHYSICAL_STATE.set(b, offset, portPhysicalState & 0xFFFFFFFFL);
+        F.LINK_DOWN_DEFAULT_STATE.set(b, offset, linkDownDefaultState & 0xFFFFFFFFL);
+        F.M_KEY_PROTECT_BITS.set(b, offset, mKeyProtectBits & 0xFFFFFFFFL);
+        F.LMC.set(b, offset, lmc & 0xFFFFFFFFL);
+        F.LINK_SPEED_ACTIVE.set(b, offset, linkSpeedActive & 0xFFFFFFFFL);
+        F.LINK_SPEED_ENABLED.set(b, offset, linkSpeedEnabled & 0xFFFFFFFFL);
+        F.NEIGHBOR_MTU.set(b, offset, neighborMtu & 0xFFFFFFFFL);
+        F.MASTER_SM_SL.set(b, offset, masterSmSl & 0xFFFFFFFFL);
+        F.VL_CAP.set(b, offset, vlCap & 0xFFFFFFFFL);
+        F.INIT_TYPE.set(b, offset, initType & 0xFFFFFFFFL);
+        F.VL_HIGH_LIMIT.set(b, offset, vlHighLimit & 0xFFFFFFFFL);
+        F.VL_ARBITRATION_HIGH_CAP.set(b, offset, vlArbitrationHighCap & 0xFFFFFFFFL);
+        F.VL_ARBITRATION_LOW_CAP.set(b, offset, vlArbitrationLowCap & 0xFFFFFFFFL);
+        F.INIT_TYPE_REPLY.set(b, offset, initTypeReply & 0xFFFFFFFFL);
+        F.MTU_CAP.set(b, offset, mtuCap & 0xFFFFFFFFL);
+        F.VL_STALL_COUNT.set(b, offset, vlStallCount & 0xFFFFFFFFL);
+        F.HOQ_LIFE.set(b, offset, hoqLife & 0xFFFFFFFFL);
+        F.OPERATIONAL_VLS.set(b, offset, operationalVls & 0xFFFFFFFFL);
+        F.PARTITION_ENFORCEMENT_INBOUND.set(b, offset, partitionEnforcementInbound ? 1 : 0);
+        F.PARTITION_ENFORCEMENT_OUTBOUND.set(b, offset, partitionEnforcementOutbound ? 1 : 0);
+        F.FILTER_RAW_INBOUND.set(b, offset, filterRawInbound ? 1 : 0);
+        F.FILTER_RAW_OUTBOUND.set(b, offset, filterRawOutbound ? 1 : 0);
+        F.M_KEY_VIOLATIONS.set(b, offset, mKeyViolations & 0xFFFFFFFFL);
+        F.P_KEY_VIOLATIONS.set(b, offset, pKeyViolations & 0xFFFFFFFFL);
+        F.Q_KEY_VIOLATIONS.set(b, offset, qKeyViolations & 0xFFFFFFFFL);
+        F.GUID_CAP.set(b, offset, guidCap & 0xFFFFFFFFL);
+        F.CLIENT_REREGISTER.set(b, offset, clientReregister ? 1 : 0);
+        F.MULTICAST_PKEY_TRAP_SUPPRESSION_ENABLED.set(b, offset, multicastPKeyTrapSuppressionEnabled & 0xFFFFFFFFL);
+        F.SUBNET_TIMEOUT.set(b, offset, subnetTimeout & 0xFFFFFFFFL);
+        F.RESP_TIME_VALUE.set(b, offset, respTimeValue & 0xFFFFFFFFL);
+        F.LOCAL_PHY_ERRORS.set(b, offset, localPhyErrors & 0xFFFFFFFFL);
+        F.OVERRUN_ERRORS.set(b, offset, overrunErrors & 0xFFFFFFFFL);
+        F.MAX_CREDIT_HINT.set(b, offset, maxCreditHint & 0xFFFFFFFFL);
+        F.LINK_ROUND_TRIP_LATENCY.set(b, offset, linkRoundTripLatency & 0xFFFFFFFFL);
+        F.CAPABILITY_MASK2.set(b, offset, capabilityMask2 & 0xFFFFFFFFL);
+        F.LINK_SPEED_EXT_ACTIVE.set(b, offset, linkSpeedExtActive & 0xFFFFFFFFL);
+        F.LINK_SPEED_EXT_SUPPORTED.set(b, offset, linkSpeedExtSupported & 0xFFFFFFFFL);
+        F.LINK_SPEED_EXT_ENABLED.set(b, offset, linkSpeedExtEnabled & 0xFFFFFFFFL);
     }
 }

@@ -2,6 +2,7 @@ package io.ibemu.emulator.mad;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
@@ -45,11 +46,16 @@ public final class RecordCodec<R extends Record> {
                 types[i] = c.getType();
                 Field f = layout.field(c.getName());
                 Kind kind = kindOf(c, f);
-                list.add(new Binding(f, kind, lookup.unreflect(c.getAccessor())));
+                list.add(new Binding(f, kind, lookup.unreflect(c.getAccessor())
+                        .asType(MethodType.methodType(Object.class, Record.class))));
                 bound.add(f.name());
             }
             Constructor<R> ctor = type.getDeclaredConstructor(types);
-            this.constructor = lookup.unreflectConstructor(ctor);
+            // spread and erased once here, so decode calls invokeExact: invokeWithArguments
+            // would build a spreading invoker (and box through MethodType lookups) per call
+            this.constructor = lookup.unreflectConstructor(ctor)
+                    .asSpreader(Object[].class, components.length)
+                    .asType(MethodType.methodType(Object.class, Object[].class));
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(type.getSimpleName() + ": " + e, e);
         }
@@ -137,7 +143,7 @@ public final class RecordCodec<R extends Record> {
         }
         try {
             @SuppressWarnings("unchecked")
-            R r = (R) constructor.invokeWithArguments(args);
+            R r = (R) (Object) constructor.invokeExact(args);
             return r;
         } catch (RuntimeException | Error e) {
             throw e;
@@ -211,7 +217,7 @@ public final class RecordCodec<R extends Record> {
 
     private static Object read(Binding bd, Record r) {
         try {
-            return bd.accessor().invoke(r);
+            return (Object) bd.accessor().invokeExact(r);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
