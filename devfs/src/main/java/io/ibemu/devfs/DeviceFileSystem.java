@@ -56,6 +56,8 @@ final class DeviceFileSystem extends FuseStubFS {
 
     private final Map<String, DeviceDirectory.Entry> entries;
     private final Map<String, DeviceDirectory.Entry> hidden;
+    /** One-shot entries gone from {@code hidden} but still open: fstat of their descriptors asks for them by name. */
+    private final Map<String, DeviceDirectory.Entry> openedHidden = new java.util.concurrent.ConcurrentHashMap<>();
     private final long created = System.currentTimeMillis() / 1000;
     final HandleTable handles = new HandleTable();
     final CountDownLatch initialized = new CountDownLatch(1);
@@ -183,7 +185,10 @@ final class DeviceFileSystem extends FuseStubFS {
         }
         String name = path.substring(1);
         DeviceDirectory.Entry entry = entries.get(name);
-        return entry != null ? entry : hidden.get(name);
+        if (entry == null) {
+            entry = hidden.get(name);
+        }
+        return entry != null ? entry : openedHidden.get(name);
     }
 
     // ---- files ----
@@ -204,6 +209,9 @@ final class DeviceFileSystem extends FuseStubFS {
                 return -Errno.EIO;
             }
             fi.putLong(FI_FH, handles.add(new OpenFile(device, path.substring(1), this)));
+            if (hidden.containsKey(path.substring(1))) {
+                openedHidden.put(path.substring(1), entry);
+            }
             OpenFlags.characterDevice(fi);
             return 0;
         } catch (Errno e) {
@@ -236,6 +244,7 @@ final class DeviceFileSystem extends FuseStubFS {
         try {
             OpenFile file = handles.remove(fi.getLong(FI_FH));
             if (file != null) {
+                openedHidden.remove(file.name);
                 file.release();
             }
             return 0;
