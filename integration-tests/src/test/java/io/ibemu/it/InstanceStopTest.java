@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,15 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class InstanceStopTest {
 
-    /** Running: it exists and is not a zombie (an orphan is reaped by pid 1 when it gets to it). */
     private static boolean alive(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            char state = stat.charAt(stat.lastIndexOf(')') + 2);
-            return state != 'Z' && state != 'X';
-        } catch (IOException gone) {
-            return false;
-        }
+        return Ibemu.running(pid);
     }
 
     /** Starts SCRIPT in the background inside the instance and returns its pid. */

@@ -129,7 +129,7 @@ class SubnetManagerLaunchTest {
         } finally {
             ib.stop().assertOk();
         }
-        assertFalse(sm.isAlive(), "stop ends OpenSM (pid " + sm.pid() + ")");
+        assertFalse(Ibemu.running(sm.pid()), "stop ends OpenSM (pid " + sm.pid() + ")");
         assertFalse(Files.exists(ib.stateDir()), "stop removes the state");
         assertEquals(before, hostOpensmFiles(), "OpenSM wrote nothing in the host's /var/cache and /var/log");
     }
