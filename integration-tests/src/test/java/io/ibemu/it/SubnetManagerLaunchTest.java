@@ -143,7 +143,9 @@ class SubnetManagerLaunchTest {
         r.assertExit(125);
         assertTrue(r.stderr().contains("IBEMU_SM_TIMEOUT") && r.stderr().contains("not Active: ibemu0/1 ibemu1/1"), r.toString());
         Path log = keptLog(r);
-        assertTrue(Files.readString(log).contains("OpenSM"), "the kept log is OpenSM's: " + log);
+        // OpenSM is stopped at the first look, which can come before its first log line
+        String kept = Files.readString(log);
+        assertTrue(kept.isEmpty() || kept.contains("OpenSM"), "the kept log is OpenSM's: " + log);
         String instance = log.getFileName().toString().replace(".opensm.log", "");
         assertFalse(Files.exists(Ibemu.stateRoot().resolve(instance)), "run removes its state");
         assertEquals(List.of(), processesMentioning(Ibemu.stateRoot().resolve(instance) + "/"), "OpenSM and the daemon are gone");
