@@ -36,6 +36,36 @@ final class DaemonCommand implements Callable<Integer> {
         return running;
     }
 
+    /**
+     * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
+     * {@code --topology}, {@code --local}, {@code --identity}, each with a value), read
+     * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
+     * start; null for anything else (help, an unknown option, a missing value), which picocli
+     * then parses and reports as always.
+     */
+    static DaemonCommand fromLauncher(String[] args) {
+        if (args.length < 3 || !args[0].equals("daemon") || args.length % 2 == 0) {
+            return null;
+        }
+        DaemonCommand command = new DaemonCommand();
+        for (int i = 1; i < args.length; i += 2) {
+            String value = args[i + 1];
+            if (value.startsWith("-")) {
+                return null;
+            }
+            switch (args[i]) {
+                case "--state" -> command.state = Path.of(value);
+                case "--topology" -> command.topology = Path.of(value);
+                case "--local" -> command.locals.add(value);
+                case "--identity" -> command.identity = Path.of(value);
+                default -> {
+                    return null;
+                }
+            }
+        }
+        return command.state == null ? null : command;
+    }
+
     @Override
     public Integer call() {
         try {
