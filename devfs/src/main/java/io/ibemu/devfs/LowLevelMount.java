@@ -28,7 +28,9 @@ public final class LowLevelMount implements AutoCloseable {
     private final long session;
     private final long channel;
     private final Thread loop;
-    private volatile boolean open = true;
+    private final Object notifications = new Object();
+    private boolean open = true; // guarded by notifications
+    private int notifying; // guarded by notifications: notifications in progress
 
     private LowLevelMount(String name, Path mountPoint, long session, long channel) {
         this.name = name;
@@ -76,25 +78,54 @@ public final class LowLevelMount implements AutoCloseable {
         try {
             FuseLoop.serve(name, session, channel);
         } finally {
+            if (notificationsEnded()) {
+                Fuse2.LIB.fuse_session_remove_chan(channel);
+                Fuse2.LIB.fuse_session_destroy(session);
+                // closes /dev/fuse, which aborts the connection (bind mounts of the tree then
+                // fail with ENOTCONN), and detaches the mount point
+                Fuse2.LIB.fuse_unmount(mountPoint.toString(), channel);
+            } else {
+                // a notification still uses the channel: close our /dev/fuse descriptor (the
+                // connection aborts once that call lets go of the file) and detach, leaving the
+                // channel allocated
+                LOG.log(System.Logger.Level.WARNING, "{0}: an invalidation is still in the kernel at unmount", name);
+                Libc.CALLS.close(Fuse2.LIB.fuse_chan_fd(channel));
+                Libc.CALLS.umount2(mountPoint.toString(), MNT_DETACH);
+            }
+        }
+    }
+
+    /** Refuses new notifications and waits (boundedly) for those in progress; true when none is left. */
+    private boolean notificationsEnded() {
+        synchronized (notifications) {
             open = false;
-            Fuse2.LIB.fuse_session_remove_chan(channel);
-            Fuse2.LIB.fuse_session_destroy(session);
-            // closes /dev/fuse, which aborts the connection (bind mounts of the tree then fail
-            // with ENOTCONN), and detaches the mount point
-            Fuse2.LIB.fuse_unmount(mountPoint.toString(), channel);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+            while (notifying > 0 && System.nanoTime() < deadline) {
+                try {
+                    notifications.wait(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return notifying == 0;
         }
     }
 
     /** Drops the kernel's cached attributes of inode {@code inode} (fuse_lowlevel_notify_inval_inode). */
     public void invalidateInode(long inode) {
-        if (open) {
-            Fuse2.LIB.fuse_lowlevel_notify_inval_inode(channel, inode, 0, 0);
+        if (startNotifying()) {
+            try {
+                Fuse2.LIB.fuse_lowlevel_notify_inval_inode(channel, inode, 0, 0);
+            } finally {
+                endNotifying();
+            }
         }
     }
 
     /** Drops the kernel's cached entry {@code entryName} of directory {@code parent} (notify_inval_entry). */
     public void invalidateEntry(long parent, String entryName) {
-        if (!open) {
+        if (!startNotifying()) {
             return;
         }
         byte[] bytes = entryName.getBytes(StandardCharsets.UTF_8);
@@ -104,6 +135,24 @@ public final class LowLevelMount implements AutoCloseable {
             Fuse2.LIB.fuse_lowlevel_notify_inval_entry(channel, parent, cName, bytes.length);
         } finally {
             MEMORY.freeMemory(cName);
+            endNotifying();
+        }
+    }
+
+    /** The channel is freed at unmount: a notification holds it off while it uses the channel. */
+    private boolean startNotifying() {
+        synchronized (notifications) {
+            if (open) {
+                notifying++;
+            }
+            return open;
+        }
+    }
+
+    private void endNotifying() {
+        synchronized (notifications) {
+            notifying--;
+            notifications.notifyAll();
         }
     }
 
