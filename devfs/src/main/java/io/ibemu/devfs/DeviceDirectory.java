@@ -1,13 +1,10 @@
 package io.ibemu.devfs;
 
 import io.ibemu.devfs.ns.MountNamespace;
-import jnr.ffi.Pointer;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,8 +32,6 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int MNT_DETACH = 2;
     private static final long MOUNT_TIMEOUT_MS = 10_000;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
-    /** One per worker that may be idle (FuseLoop keeps up to 10), and one more. */
-    private static final int MAX_POKES = 12;
 
     /** A device file's directory entry. */
     record Entry(CharDevice device, int mode, int uid, int gid) {
@@ -302,8 +297,7 @@ public final class DeviceDirectory implements AutoCloseable {
     }
 
     private static long filesystemType(Path path) {
-        Pointer buf = Libc.RUNTIME.getMemoryManager().allocateDirect(256);
-        return Libc.CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
+        return FuseLoop.statfs(path);
     }
 
     /** Where the directory is mounted, or null. */
@@ -348,32 +342,10 @@ public final class DeviceDirectory implements AutoCloseable {
         }
     }
 
-    /**
-     * fuse_exit only flags the session; each idle worker of the loop notices after its next
-     * request, so each poke sends one (statfs, never cached) from a thread of its own. libfuse
-     * drops a request read after fuse_exit unanswered, so pokes stay blocked until the last
-     * worker is gone and the loop unmounts and closes /dev/fuse, which aborts the connection
-     * and fails them.
-     */
+    /** fuse_exit, then {@link FuseLoop#endWorkers}; a loop that will not end is detached. */
     private void stopLoop(Thread thread, Path target) {
         fileSystem.exitSession(); // nothing to do if the loop has ended by itself
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
-        try {
-            List<Thread> pokes = new ArrayList<>();
-            while (thread.isAlive() && System.nanoTime() < deadline) {
-                pokes.removeIf(poke -> !poke.isAlive());
-                if (pokes.size() < MAX_POKES) {
-                    Thread poke = new Thread(() -> filesystemType(target), "devfs-poke-" + fsName);
-                    poke.setDaemon(true);
-                    poke.start();
-                    pokes.add(poke);
-                }
-                thread.join(10); // one worker ends per poke, and up to 11 may be idle
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
+        if (!FuseLoop.endWorkers("devfs-" + fsName, thread, target, CLOSE_TIMEOUT_MS)) {
             LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
                     fsName, target);
             Libc.CALLS.umount2(target.toString(), MNT_DETACH);

@@ -82,6 +82,48 @@ final class FuseLoop {
         }
     }
 
+    /**
+     * Serves a low-level session already mounted on {@code channel} (see {@link LowLevelMount})
+     * until it ends; the caller tears the session down. Returns 0, or 1 when reading failed.
+     */
+    static int serve(String name, long session, long channel) {
+        return new FuseLoop(name, session, channel, (int) Fuse2.LIB.fuse_chan_bufsize(channel)).serve();
+    }
+
+    /**
+     * Ends the workers of a loop whose session has been told to exit: fuse_exit only flags the
+     * session and each idle worker notices after its next request, so each poke sends one
+     * (statfs on {@code target}, never cached) from a thread of its own, until {@code loop}
+     * ends or {@code timeoutMs} pass. libfuse drops a request read after the exit unanswered,
+     * so pokes stay blocked until the last worker is gone and the loop closes /dev/fuse, which
+     * aborts the connection and fails them. Returns whether the loop ended.
+     */
+    static boolean endWorkers(String name, Thread loop, java.nio.file.Path target, long timeoutMs) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        try {
+            java.util.List<Thread> pokes = new java.util.ArrayList<>();
+            while (loop.isAlive() && System.nanoTime() < deadline) {
+                pokes.removeIf(poke -> !poke.isAlive());
+                if (pokes.size() < MAX_IDLE + 2) {
+                    Thread poke = new Thread(() -> statfs(target), name + "-poke");
+                    poke.setDaemon(true);
+                    poke.start();
+                    pokes.add(poke);
+                }
+                loop.join(10); // one worker ends per poke, and up to MAX_IDLE + 1 may be idle
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !loop.isAlive();
+    }
+
+    /** statfs(2) of {@code path}: the f_type, or -1. */
+    static long statfs(java.nio.file.Path path) {
+        jnr.ffi.Pointer buf = Libc.RUNTIME.getMemoryManager().allocateDirect(256);
+        return Libc.CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
+    }
+
     /** Starts the first worker, then spares when every worker stays busy; returns when none is left. */
     private synchronized int serve() {
         startWorker();

@@ -140,6 +140,20 @@ public final class Ibemu implements AutoCloseable {
         return Command.of(argv).env("PATH", pathWithSbin()).run();
     }
 
+    /**
+     * Whether process {@code pid} still runs: it exists and is not a zombie. An orphan that
+     * stop ended is a zombie until pid 1 reaps it, which this machine's init does lazily.
+     */
+    public static boolean running(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
     /** A fresh instance name: it-<jvm pid>-<n>. */
     public static String uniqueName() {
         return "it-" + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet();

@@ -9,7 +9,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -18,12 +17,12 @@ import java.util.function.Supplier;
  */
 public final class SysDir extends Node {
 
-    private final AtomicLong inodes;
+    private final TreeContext tree;
     private final NavigableMap<String, Node> entries = new ConcurrentSkipListMap<>();
 
-    SysDir(AtomicLong inodes) {
-        super(inodes.incrementAndGet(), 0755);
-        this.inodes = inodes;
+    SysDir(TreeContext tree) {
+        super(tree.nextInode(), 0755);
+        this.tree = tree;
     }
 
     /** The child directory {@code name}, created if absent; a file or link of that name is an error. */
@@ -31,9 +30,11 @@ public final class SysDir extends Node {
         checkName(name);
         Node existing = entries.get(name);
         if (existing == null) {
-            SysDir created = new SysDir(inodes);
+            SysDir created = new SysDir(tree);
             existing = entries.putIfAbsent(name, created);
             if (existing == null) {
+                tree.cache().entryChanged(this, name);
+                tree.cache().attributesChanged(this); // the link count
                 return created;
             }
         }
@@ -70,13 +71,13 @@ public final class SysDir extends Node {
      */
     public void bytesAttribute(String name, int mode, Supplier<byte[]> show, ByteStore store) {
         checkName(name);
-        put(name, new Attribute(inodes.incrementAndGet(), name, mode, show, store));
+        put(name, new Attribute(tree.nextInode(), name, mode, show, store));
     }
 
     /** A symlink whose target is {@code target} as given (e.g. "../../devices/..."). Replaces an entry. */
     public void link(String name, String target) {
         checkName(name);
-        put(name, new Link(inodes.incrementAndGet(), Objects.requireNonNull(target, "target")));
+        put(name, new Link(tree.nextInode(), Objects.requireNonNull(target, "target")));
     }
 
     /** Removes the entry and its subtree; files still open on it then fail with ENODEV. */
@@ -84,6 +85,10 @@ public final class SysDir extends Node {
         Node removed = entries.remove(name);
         if (removed != null) {
             removed.detach();
+            tree.cache().entryChanged(this, name);
+            if (removed instanceof SysDir) {
+                tree.cache().attributesChanged(this);
+            }
         }
     }
 
@@ -132,6 +137,10 @@ public final class SysDir extends Node {
         Node replaced = entries.put(name, node);
         if (replaced != null) {
             replaced.detach();
+        }
+        tree.cache().entryChanged(this, name);
+        if (replaced instanceof SysDir) {
+            tree.cache().attributesChanged(this);
         }
     }
 

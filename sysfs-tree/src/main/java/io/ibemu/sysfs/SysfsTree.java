@@ -1,12 +1,9 @@
 package io.ibemu.sysfs;
 
 import java.io.IOException;
-import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A sysfs-like tree of directories, attribute files with live values and symlinks, served
@@ -15,19 +12,19 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SysfsTree implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(SysfsTree.class.getName());
-
-    /** No kernel caching of attributes or entries, so values and tree changes show at once. */
-    private static final String OPTIONS = "allow_other,default_permissions,use_ino,nonempty,big_writes,"
-            + "attr_timeout=0,entry_timeout=0,negative_timeout=0";
+    /**
+     * Mount options: the kernel caches entries and attributes ({@link TreeFileSystem}
+     * invalidates them on change) but no negative lookups, so an added entry shows at once.
+     */
+    private static final String OPTIONS = "allow_other,default_permissions,nonempty,big_writes";
     private static final long MOUNT_TIMEOUT_MILLIS = 10_000;
-    private static final long UNMOUNT_TIMEOUT_MILLIS = 5_000;
 
     private final String fsName;
-    private final SysDir root = new SysDir(new AtomicLong());
-    private final TreeFileSystem fileSystem = new TreeFileSystem(root);
+    private final TreeContext context = new TreeContext();
+    private final SysDir root = new SysDir(context);
+    private final TreeFileSystem fileSystem = new TreeFileSystem(root, context);
     private Path mountPoint;
-    private Thread loop;
+    private boolean mounted;
     private boolean closed;
 
     public SysfsTree() {
@@ -48,20 +45,18 @@ public final class SysfsTree implements AutoCloseable {
 
     /** Mounts the tree on an existing directory; returns once the mount answers requests. */
     public synchronized void mount(Path mountPoint) throws IOException {
-        if (loop != null || closed) {
+        if (mounted || closed) {
             throw new IllegalStateException("a SysfsTree mounts once");
         }
         Path target = mountPoint.toAbsolutePath().normalize();
         if (!Files.isDirectory(target)) {
             throw new IOException("not a directory: " + target);
         }
-        CompletableFuture<Void> ended = new CompletableFuture<>();
         this.mountPoint = target;
-        loop = new Thread(() -> serve(target, ended), "sysfs-tree " + target);
-        loop.setDaemon(true);
-        loop.start();
+        fileSystem.mount(target, OPTIONS + ",fsname=" + fsName);
+        mounted = true;
         try {
-            awaitAnswering(target, ended);
+            awaitAnswering(target);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
@@ -73,8 +68,9 @@ public final class SysfsTree implements AutoCloseable {
     }
 
     /**
-     * Detaches the mount and waits for the FUSE loop to end. Idempotent. While a file is open
-     * in it or a bind mount of it remains, the loop keeps serving until they are gone.
+     * Ends the FUSE loop and unmounts, without waiting on a timeout: the connection is aborted,
+     * so bind mounts of the tree and files still open in it fail (ENOTCONN) from then on.
+     * Idempotent.
      */
     @Override
     public synchronized void close() {
@@ -82,42 +78,15 @@ public final class SysfsTree implements AutoCloseable {
             return;
         }
         closed = true;
-        if (loop == null) {
-            return;
-        }
-        if (fileSystem.initialized()) {
-            detach(mountPoint);
-        }
-        fileSystem.markUnmounted();
-        try {
-            loop.join(UNMOUNT_TIMEOUT_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (loop.isAlive()) {
-            LOG.log(Level.WARNING, "FUSE loop of " + mountPoint + " still serving: open files or bind mounts remain");
+        if (mounted) {
+            fileSystem.unmount();
         }
     }
 
-    private void serve(Path target, CompletableFuture<Void> ended) {
+    private void awaitAnswering(Path target) throws IOException {
         try {
-            fileSystem.mount(target, true, false, new String[] {"-o", OPTIONS + ",fsname=" + fsName});
-            ended.complete(null);
-        } catch (Throwable e) {
-            ended.completeExceptionally(e);
-        }
-    }
-
-    private void awaitAnswering(Path target, CompletableFuture<Void> ended) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_TIMEOUT_MILLIS);
-        try {
-            while (!fileSystem.awaitInitialized(20, TimeUnit.MILLISECONDS)) {
-                if (ended.isDone()) {
-                    throw new IOException("mounting " + target + " failed", ended.handle((ok, e) -> e).join());
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("mount of " + target + " did not answer");
-                }
+            if (!fileSystem.awaitInitialized(MOUNT_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+                throw new IOException("mount of " + target + " did not answer");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -127,18 +96,6 @@ public final class SysfsTree implements AutoCloseable {
         Object inode = Files.getAttribute(target, "unix:ino");
         if (!(inode instanceof Long number) || number != root.inode()) {
             throw new IOException(target + " does not show the tree (inode " + inode + ")");
-        }
-    }
-
-    private static void detach(Path target) {
-        try {
-            LibC libc = LibC.load();
-            if (libc.umount2(target.toString(), LibC.MNT_DETACH) != 0) {
-                int errno = jnr.ffi.Runtime.getRuntime(libc).getLastError();
-                LOG.log(Level.WARNING, "umount2 " + target + " failed: errno " + errno);
-            }
-        } catch (RuntimeException | LinkageError e) {
-            LOG.log(Level.WARNING, "umount2 " + target + " failed", e);
         }
     }
 }

@@ -1,299 +1,404 @@
 package io.ibemu.sysfs;
 
+import com.kenai.jffi.MemoryIO;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.Fatal;
-import io.ibemu.devfs.fuse.OpenFlags;
+import io.ibemu.devfs.LowLevelMount;
+import io.ibemu.devfs.LowLevelReplies;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import jnr.ffi.Pointer;
-import jnr.ffi.types.dev_t;
-import jnr.ffi.types.gid_t;
-import jnr.ffi.types.mode_t;
-import jnr.ffi.types.off_t;
-import jnr.ffi.types.size_t;
-import jnr.ffi.types.uid_t;
-import ru.serce.jnrfuse.ErrorCodes;
-import ru.serce.jnrfuse.FuseFillDir;
-import ru.serce.jnrfuse.FuseStubFS;
+import jnr.ffi.Runtime;
+import jnr.ffi.Struct;
 import ru.serce.jnrfuse.struct.FileStat;
-import ru.serce.jnrfuse.struct.FuseFileInfo;
-import ru.serce.jnrfuse.struct.Timespec;
 
 /**
- * The FUSE side of a {@link SysfsTree}: path lookups walk the tree's maps, attribute files are
- * served with direct I/O, and every callback answers with an errno, never an exception.
+ * The FUSE side of a {@link SysfsTree}, on libfuse2's low-level API: the kernel's node ids are
+ * the tree's inode numbers, lookups walk one map, attribute files are served with direct I/O
+ * (values are never cached), and entries and attributes are cached in the kernel for
+ * {@link #CACHE_SECONDS}, each change of the tree invalidating what it touched
+ * ({@link KernelCache}). Every callback replies exactly once, with an errno on failure.
  */
-final class TreeFileSystem extends FuseStubFS {
+final class TreeFileSystem implements KernelCache {
 
     private static final System.Logger LOG = System.getLogger(TreeFileSystem.class.getName());
+    private static final MemoryIO MEMORY = MemoryIO.getInstance();
+    private static final Runtime RUNTIME = Runtime.getSystemRuntime();
+    /** How long the kernel keeps entries and attributes: every change invalidates, this bounds a missed one. */
+    static final double CACHE_SECONDS = 10;
+    private static final long ROOT_ID = 1; // FUSE_ROOT_ID
     private static final int O_ACCMODE = 3;
     private static final int O_RDONLY = 0;
     private static final int O_WRONLY = 1;
+    private static final int E2BIG = 7;
+    private static final int ENOTDIR = 20;
+    private static final int EISDIR = 21;
+    private static final int ELOOP = 40;
+    /** struct fuse_file_info (fuse_common.h): flags at 0, bit fields (direct_io = bit 0) at 20, fh at 24. */
+    private static final long FI_FLAGS = 0;
+    private static final long FI_BITS = 20;
+    private static final long FI_FH = 24;
+    private static final int DIRECT_IO = 1;
+    /** fuse_setattr's to_set bits (fuse_lowlevel.h). */
+    private static final int SET_MODE = 1;
+    private static final int SET_UID = 2;
+    private static final int SET_GID = 4;
+    private static final int SET_SIZE = 8;
+    /** struct fuse_lowlevel_ops (FUSE 2.6, LP64): offsets of the callbacks set, and its size. */
+    private static final long OPS_SIZE = 328;
+    private static final long OP_INIT = 0;
+    private static final long OP_LOOKUP = 16;
+    private static final long OP_FORGET = 24;
+    private static final long OP_GETATTR = 32;
+    private static final long OP_SETATTR = 40;
+    private static final long OP_READLINK = 48;
+    private static final long[] OPS_EPERM = {56, 64, 72, 80, 88, 96, 104}; // mknod mkdir unlink rmdir symlink rename link
+    private static final long OP_OPEN = 112;
+    private static final long OP_READ = 120;
+    private static final long OP_WRITE = 128;
+    private static final long OP_RELEASE = 144;
+    private static final long OP_READDIR = 168;
+    private static final long OP_CREATE = 240;
+    /** struct fuse_dirent {u64 ino; u64 off; u32 namelen; u32 type; char name[];}, 8-aligned. */
+    private static final int DIRENT_NAME = 24;
+    private static final int STAT_SIZE = Struct.size(new FileStat(RUNTIME));
+    /** struct fuse_entry_param {ino, generation, struct stat attr, double attr_timeout, entry_timeout}. */
+    private static final int ENTRY_SIZE = 16 + STAT_SIZE + 16;
 
     private final SysDir root;
+    private final TreeContext tree;
+    /** Nodes the kernel holds a node id of (looked up and not yet forgotten), by inode. */
+    private final Map<Long, Known> known = new ConcurrentHashMap<>();
     private final Map<Long, OpenAttribute> openFiles = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
     private final CountDownLatch initialized = new CountDownLatch(1);
+    /** The callbacks, kept reachable while libfuse may call them. */
+    private final List<Object> callbacks = new ArrayList<>();
+    private final long ops;
+    private volatile LowLevelMount mount;
 
-    TreeFileSystem(SysDir root) {
-        this.root = root;
+    /** A node the kernel knows, how many lookups it holds, and its directory's inode (for ".."). */
+    private record Known(Node node, long parent, long lookups) {
     }
 
-    /** A body of a callback: returns its result or throws the errno to answer. */
-    @FunctionalInterface
-    private interface Call {
-        int run() throws Errno;
+    TreeFileSystem(SysDir root, TreeContext tree) {
+        this.root = root;
+        this.tree = tree;
+        ops = MEMORY.allocateMemory(OPS_SIZE, true);
+        set(OP_INIT, LowLevelCallbacks.Init.class, (LowLevelCallbacks.Init) (data, conn) -> initialized.countDown());
+        set(OP_LOOKUP, LowLevelCallbacks.Lookup.class, (LowLevelCallbacks.Lookup) this::lookup);
+        set(OP_FORGET, LowLevelCallbacks.Forget.class, (LowLevelCallbacks.Forget) this::forget);
+        set(OP_GETATTR, LowLevelCallbacks.OnInode.class, (LowLevelCallbacks.OnInode) this::getattr);
+        set(OP_SETATTR, LowLevelCallbacks.Setattr.class, (LowLevelCallbacks.Setattr) this::setattr);
+        set(OP_READLINK, LowLevelCallbacks.Readlink.class, (LowLevelCallbacks.Readlink) this::readlink);
+        set(OP_OPEN, LowLevelCallbacks.OnInode.class, (LowLevelCallbacks.OnInode) this::open);
+        set(OP_READ, LowLevelCallbacks.Read.class, (LowLevelCallbacks.Read) this::read);
+        set(OP_WRITE, LowLevelCallbacks.Write.class, (LowLevelCallbacks.Write) this::write);
+        set(OP_RELEASE, LowLevelCallbacks.OnInode.class, (LowLevelCallbacks.OnInode) this::release);
+        set(OP_READDIR, LowLevelCallbacks.Read.class, (LowLevelCallbacks.Read) this::readdir);
+        // sysfs has no create, mkdir, mknod, link, symlink, unlink, rmdir or rename: the VFS
+        // refuses O_CREAT with EACCES and the others with EPERM
+        LowLevelCallbacks.Refuse eperm = req -> reply(req, Errno.EPERM);
+        for (long op : OPS_EPERM) {
+            set(op, LowLevelCallbacks.Refuse.class, eperm);
+        }
+        set(OP_CREATE, LowLevelCallbacks.Refuse.class, (LowLevelCallbacks.Refuse) req -> reply(req, Errno.EACCES));
+    }
+
+    private <T> void set(long offset, Class<T> type, T callback) {
+        callbacks.add(callback);
+        MEMORY.putAddress(ops + offset, RUNTIME.getClosureManager().getClosurePointer(type, callback).address());
+    }
+
+    void mount(Path target, String options) throws IOException {
+        mount = LowLevelMount.start("sysfs-tree " + target, target, options, ops, OPS_SIZE);
+        tree.cache(this);
     }
 
     boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException {
         return initialized.await(timeout, unit);
     }
 
-    /** The kernel's FUSE_INIT arrived: the file system is mounted. */
-    boolean initialized() {
-        return initialized.getCount() == 0;
-    }
-
-    /** Keeps jnr-fuse's shutdown hook from unmounting a path that may no longer be ours. */
-    void markUnmounted() {
-        mounted.set(false);
-    }
-
-    @Override
-    public Pointer init(Pointer conn) {
-        initialized.countDown();
-        return null;
+    /** Ends the loop and unmounts; the tree no longer invalidates anything. */
+    void unmount() {
+        tree.cache(KernelCache.NONE);
+        LowLevelMount m = mount;
+        if (m != null) {
+            m.close();
+        }
     }
 
     @Override
-    public int getattr(String path, FileStat stat) {
-        return answer("getattr", path, () -> {
-            fill(stat, find(path));
+    public void entryChanged(SysDir parent, String name) {
+        LowLevelMount m = mount;
+        if (m != null && (parent.inode() == ROOT_ID || known.containsKey(parent.inode()))) {
+            m.invalidateEntry(parent.inode(), name);
+        }
+    }
+
+    @Override
+    public void attributesChanged(Node node) {
+        LowLevelMount m = mount;
+        if (m != null && (node.inode() == ROOT_ID || known.containsKey(node.inode()))) {
+            m.invalidateInode(node.inode());
+        }
+    }
+
+    // ---- callbacks ----
+
+    private void lookup(long req, long parent, long cName) {
+        answer(req, "lookup", () -> {
+            if (!(node(parent) instanceof SysDir dir)) {
+                return ENOTDIR;
+            }
+            Node node = dir.entry(cString(cName));
+            if (node == null) {
+                return Errno.ENOENT;
+            }
+            known.compute(node.inode(), (inode, k) -> new Known(node, parent, k == null ? 1 : k.lookups() + 1));
+            long entry = MEMORY.allocateMemory(ENTRY_SIZE, true);
+            try {
+                MEMORY.putLong(entry, node.inode());
+                fill(entry + 16, node);
+                MEMORY.putDouble(entry + 16 + STAT_SIZE, CACHE_SECONDS);
+                MEMORY.putDouble(entry + 16 + STAT_SIZE + 8, CACHE_SECONDS);
+                LowLevelMount.answered();
+                LowLevelReplies.entry(req, entry);
+            } finally {
+                MEMORY.freeMemory(entry);
+            }
             return 0;
         });
     }
 
-    @Override
-    public int readlink(String path, Pointer buf, @size_t long size) {
-        return answer("readlink", path, () -> {
-            if (!(find(path) instanceof Link link)) {
-                return -ErrorCodes.EINVAL();
+    private void forget(long req, long inode, long lookups) {
+        known.computeIfPresent(inode, (i, k) -> k.lookups() <= lookups ? null : new Known(k.node(), k.parent(), k.lookups() - lookups));
+        LowLevelMount.answered();
+        LowLevelReplies.none(req);
+    }
+
+    private void getattr(long req, long inode, long fi) {
+        answer(req, "getattr", () -> replyAttr(req, node(inode)));
+    }
+
+    private void setattr(long req, long inode, long stat, int toSet, long fi) {
+        answer(req, "setattr", () -> {
+            Node node = node(inode);
+            FileStat given = statAt(stat);
+            if ((toSet & SET_SIZE) != 0 && node instanceof SysDir) {
+                return EISDIR; // kernfs accepts a truncate of a file (O_TRUNC) and keeps no size
+            }
+            if ((toSet & SET_MODE) != 0) {
+                node.permissions(given.st_mode.intValue() & 07777);
+            }
+            if ((toSet & (SET_UID | SET_GID)) != 0) {
+                node.owner((toSet & SET_UID) != 0 ? given.st_uid.longValue() : node.uid(),
+                        (toSet & SET_GID) != 0 ? given.st_gid.longValue() : node.gid());
+            }
+            return replyAttr(req, node);
+        });
+    }
+
+    private void readlink(long req, long inode) {
+        answer(req, "readlink", () -> {
+            if (!(node(inode) instanceof Link link)) {
+                return Errno.EINVAL;
             }
             byte[] target = link.target();
-            int length = (int) Math.min(target.length, size - 1);
-            buf.put(0, target, 0, length);
-            buf.putByte(length, (byte) 0);
-            return 0;
-        });
-    }
-
-    @Override
-    public int readdir(String path, Pointer buf, FuseFillDir filler, @off_t long offset, FuseFileInfo fi) {
-        return answer("readdir", path, () -> {
-            Node node = find(path);
-            if (!(node instanceof SysDir dir)) {
-                return -ErrorCodes.ENOTDIR();
-            }
-            FileStat stat = new FileStat(jnr.ffi.Runtime.getSystemRuntime());
-            addEntry(filler, buf, ".", dir, stat);
-            addEntry(filler, buf, "..", parentOf(path), stat);
-            for (Map.Entry<String, Node> entry : dir.entries()) {
-                if (addEntry(filler, buf, entry.getKey(), entry.getValue(), stat) != 0) {
-                    break;
-                }
+            long text = MEMORY.allocateMemory(target.length + 1, false);
+            try {
+                MEMORY.putZeroTerminatedByteArray(text, target, 0, target.length);
+                LowLevelMount.answered();
+                LowLevelReplies.readlink(req, text);
+            } finally {
+                MEMORY.freeMemory(text);
             }
             return 0;
         });
     }
 
-    @Override
-    public int open(String path, FuseFileInfo fi) {
-        return answer("open", path, () -> {
-            Node node = find(path);
+    private void open(long req, long inode, long fi) {
+        answer(req, "open", () -> {
+            Node node = node(inode);
             if (node instanceof SysDir) {
-                return -ErrorCodes.EISDIR();
+                return EISDIR;
             }
             if (!(node instanceof Attribute attribute)) {
-                return -ErrorCodes.ELOOP();
+                return ELOOP;
             }
-            int access = fi.flags.get() & O_ACCMODE;
+            int access = MEMORY.getInt(fi + FI_FLAGS) & O_ACCMODE;
             if (access != O_WRONLY && !attribute.readable() || access != O_RDONLY && !attribute.writable()) {
-                return -ErrorCodes.EACCES();
+                return Errno.EACCES;
             }
             long handle = handles.incrementAndGet();
             openFiles.put(handle, new OpenAttribute(attribute));
-            fi.fh.set(handle);
-            OpenFlags.directIo(fi);
+            MEMORY.putLong(fi + FI_FH, handle);
+            MEMORY.putInt(fi + FI_BITS, MEMORY.getInt(fi + FI_BITS) | DIRECT_IO);
+            LowLevelMount.answered();
+            if (LowLevelReplies.open(req, fi) != 0) {
+                openFiles.remove(handle); // the caller was interrupted: no release will come
+            }
             return 0;
         });
     }
 
-    @Override
-    public int read(String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
-        return answer("read", path, () -> {
+    private void read(long req, long inode, long size, long offset, long fi) {
+        answer(req, "read", () -> {
             byte[] text = openFile(fi).textFor(offset);
-            if (offset >= text.length) {
-                return 0;
-            }
-            int length = (int) Math.min(size, text.length - offset);
-            buf.put(0, text, (int) offset, length);
-            return length;
+            int length = offset >= text.length ? 0 : (int) Math.min(size, text.length - offset);
+            replyBytes(req, text, (int) Math.min(offset, text.length), length);
+            return 0;
         });
     }
 
-    @Override
-    public int write(String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
-        return answer("write", path, () -> {
+    private void write(long req, long inode, long buf, long size, long offset, long fi) {
+        answer(req, "write", () -> {
             OpenAttribute file = openFile(fi);
-            if (size == 0) {
-                return 0;
-            }
             if (size > Attribute.PAGE_SIZE) {
-                return -ErrorCodes.E2BIG();
+                return E2BIG;
             }
-            byte[] text = new byte[(int) size];
-            buf.get(0, text, 0, text.length);
-            file.store(text);
-            return text.length;
-        });
-    }
-
-    @Override
-    public int release(String path, FuseFileInfo fi) {
-        return answer("release", path, () -> {
-            openFiles.remove(fi.fh.get());
+            if (size > 0) {
+                byte[] text = new byte[(int) size];
+                MEMORY.getByteArray(buf, text, 0, text.length);
+                file.store(text);
+            }
+            LowLevelMount.answered();
+            LowLevelReplies.write(req, size);
             return 0;
         });
     }
 
-    /** The kernel's truncate for O_TRUNC: kernfs accepts it and keeps no size. */
-    @Override
-    public int truncate(String path, @off_t long size) {
-        return answer("truncate", path, () -> find(path) instanceof SysDir ? -ErrorCodes.EISDIR() : 0);
+    private void release(long req, long inode, long fi) {
+        openFiles.remove(MEMORY.getLong(fi + FI_FH));
+        reply(req, 0);
     }
 
-    @Override
-    public int chmod(String path, @mode_t long mode) {
-        return answer("chmod", path, () -> {
-            find(path).permissions((int) mode);
+    /**
+     * Lists ".", "..", then the entries in name order; {@code offset} counts entries already
+     * listed. The records are struct fuse_dirent (linux/fuse.h), written here: libfuse's
+     * fuse_add_direntry through jnr-ffi received its sixth argument (the offset) garbled.
+     */
+    private void readdir(long req, long inode, long size, long offset, long fi) {
+        answer(req, "readdir", () -> {
+            if (!(node(inode) instanceof SysDir dir)) {
+                return ENOTDIR;
+            }
+            List<Map.Entry<String, Node>> entries = new ArrayList<>();
+            entries.add(Map.entry(".", dir));
+            Known self = known.get(inode);
+            Known parent = self == null ? null : known.get(self.parent());
+            entries.add(Map.entry("..", parent == null ? root : parent.node()));
+            dir.entries().forEach(entries::add);
+            ByteBuffer records = ByteBuffer.allocate((int) Math.min(size, 1 << 20)).order(ByteOrder.nativeOrder());
+            for (int i = (int) Math.min(offset, entries.size()); i < entries.size(); i++) {
+                Node node = entries.get(i).getValue();
+                byte[] name = entries.get(i).getKey().getBytes(StandardCharsets.UTF_8);
+                int length = (DIRENT_NAME + name.length + 7) & ~7;
+                if (length > records.remaining()) {
+                    break;
+                }
+                int at = records.position();
+                records.putLong(node.inode()).putLong(i + 1).putInt(name.length).putInt(node.fileType() >> 12).put(name);
+                records.position(at + length);
+            }
+            replyBytes(req, records.array(), 0, records.position());
             return 0;
         });
     }
 
-    @Override
-    public int chown(String path, @uid_t long uid, @gid_t long gid) {
-        return answer("chown", path, () -> {
-            Node node = find(path);
-            node.owner(unchanged(uid) ? node.uid() : uid, unchanged(gid) ? node.gid() : gid);
-            return 0;
-        });
+    // ---- helpers ----
+
+    /** A body of a callback that has replied (returns 0) or returns the errno to reply. */
+    @FunctionalInterface
+    private interface Call {
+        int run() throws Errno;
     }
 
-    @Override
-    public int utimens(String path, Timespec[] timespec) {
-        return answer("utimens", path, () -> {
-            find(path);
-            return 0;
-        });
-    }
-
-    // sysfs has no create, mkdir, mknod, link, symlink, unlink, rmdir or rename: the VFS refuses
-    // O_CREAT with EACCES and the others with EPERM.
-
-    @Override
-    public int create(String path, @mode_t long mode, FuseFileInfo fi) {
-        return -ErrorCodes.EACCES();
-    }
-
-    @Override
-    public int mknod(String path, @mode_t long mode, @dev_t long rdev) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int mkdir(String path, @mode_t long mode) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int unlink(String path) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int rmdir(String path) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int symlink(String oldpath, String newpath) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int link(String oldpath, String newpath) {
-        return -ErrorCodes.EPERM();
-    }
-
-    @Override
-    public int rename(String oldpath, String newpath) {
-        return -ErrorCodes.EPERM();
-    }
-
-    /** The node at an absolute FUSE path, walking the maps from the root. */
-    private Node find(String path) throws Errno {
-        Node node = root;
-        int start = 1;
-        while (start < path.length()) {
-            int end = path.indexOf('/', start);
-            if (end < 0) {
-                end = path.length();
+    /** Runs a callback so that it replies once: its own reply, its errno, or EIO on an exception. */
+    private static void answer(long req, String operation, Call call) {
+        int errno;
+        try {
+            errno = call.run();
+        } catch (Errno e) {
+            errno = e.code();
+        } catch (RuntimeException | Error e) {
+            if (!Fatal.check(e, "sysfs " + operation)) { // an Error stops the daemon whole
+                LOG.log(Level.ERROR, operation + " failed", e);
             }
-            if (!(node instanceof SysDir dir)) {
-                throw Errno.of(ErrorCodes.ENOTDIR());
-            }
-            node = dir.entry(path.substring(start, end));
-            if (node == null) {
-                throw Errno.of(Errno.ENOENT);
-            }
-            start = end + 1;
+            errno = Errno.EIO;
         }
-        return node;
+        if (errno != 0) {
+            reply(req, errno);
+        }
     }
 
-    /** chown(2)'s (uid_t) -1, "leave as is", however jnr maps the unsigned value. */
-    private static boolean unchanged(long id) {
-        return id == -1 || id == 0xffffffffL;
+    private static void reply(long req, int errno) {
+        LowLevelMount.answered();
+        LowLevelReplies.error(req, errno);
     }
 
-    private Node parentOf(String path) throws Errno {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? root : find(path.substring(0, slash));
+    private int replyAttr(long req, Node node) {
+        long stat = MEMORY.allocateMemory(STAT_SIZE, true);
+        try {
+            fill(stat, node);
+            LowLevelMount.answered();
+            LowLevelReplies.attributes(req, stat, CACHE_SECONDS);
+        } finally {
+            MEMORY.freeMemory(stat);
+        }
+        return 0;
     }
 
-    private OpenAttribute openFile(FuseFileInfo fi) throws Errno {
-        OpenAttribute file = openFiles.get(fi.fh.get());
+    private static void replyBytes(long req, byte[] bytes, int from, int length) {
+        long buf = MEMORY.allocateMemory(Math.max(length, 1), false);
+        try {
+            MEMORY.putByteArray(buf, bytes, from, length);
+            LowLevelMount.answered();
+            LowLevelReplies.buffer(req, buf, length);
+        } finally {
+            MEMORY.freeMemory(buf);
+        }
+    }
+
+    /** The node of a kernel node id: the root, or one the kernel looked up. */
+    private Node node(long inode) throws Errno {
+        if (inode == ROOT_ID) {
+            return root;
+        }
+        Known k = known.get(inode);
+        if (k == null) {
+            throw Errno.of(Errno.ENOENT);
+        }
+        return k.node();
+    }
+
+    private OpenAttribute openFile(long fi) throws Errno {
+        OpenAttribute file = openFiles.get(MEMORY.getLong(fi + FI_FH));
         if (file == null) {
             throw Errno.of(Errno.EBADF);
         }
         return file;
     }
 
-    private static int addEntry(FuseFillDir filler, Pointer buf, String name, Node node, FileStat stat) {
-        stat.st_ino.set(node.inode());
-        stat.st_mode.set(node.fileType() | node.permissions());
-        // the name must reach C NUL-terminated; jnr-fuse's String overload does not add the NUL
-        ByteBuffer cName = ByteBuffer.wrap((name + '\0').getBytes(StandardCharsets.UTF_8));
-        return filler.apply(buf, cName, jnr.ffi.Struct.getMemory(stat), 0);
+    private static FileStat statAt(long address) {
+        FileStat stat = new FileStat(RUNTIME);
+        stat.useMemory(Pointer.wrap(RUNTIME, address));
+        return stat;
     }
 
-    private static void fill(FileStat stat, Node node) {
+    private static void fill(long address, Node node) {
+        FileStat stat = statAt(address);
         stat.st_ino.set(node.inode());
         stat.st_mode.set(node.fileType() | node.permissions());
         stat.st_nlink.set(node.linkCount());
@@ -308,17 +413,7 @@ final class TreeFileSystem extends FuseStubFS {
         stat.st_ctim.tv_sec.set(seconds);
     }
 
-    /** Runs a callback so that no exception reaches jnr-fuse: Errno answers as -errno, others as EIO. */
-    private static int answer(String operation, String path, Call call) {
-        try {
-            return call.run();
-        } catch (Errno e) {
-            return -e.code();
-        } catch (RuntimeException | Error e) {
-            if (!Fatal.check(e, "sysfs " + operation)) { // an Error stops the daemon whole
-                LOG.log(Level.ERROR, operation + " " + path + " failed", e);
-            }
-            return -ErrorCodes.EIO();
-        }
+    private static String cString(long address) {
+        return new String(MEMORY.getZeroTerminatedByteArray(address), StandardCharsets.UTF_8);
     }
 }

@@ -343,6 +343,33 @@ class SysfsTreeMountTest {
         assertEquals("DEVTYPE=x\n", Shell.run(mount, "cat devices/" + devices.names().iterator().next() + "/uevent").ok().stdout());
     }
 
+    /**
+     * The kernel caches entries and attributes (TreeFileSystem.CACHE_SECONDS) and each change
+     * invalidates them: a replaced entry, a removed directory and a parent's link count show at
+     * once, well within the cache time.
+     */
+    @Test
+    void cachedEntriesAndAttributesChangeAtOnce() throws Exception {
+        SysDir ports = tree.root().dir("ports");
+        ports.attribute("state", () -> "4: ACTIVE\n");
+        Path state = mount.resolve("ports/state");
+        Object before = Files.getAttribute(state, "unix:ino");
+        assertEquals(before, Files.getAttribute(state, "unix:ino"));
+        assertEquals(2, Files.getAttribute(mount.resolve("ports"), "unix:nlink"));
+
+        ports.attribute("state", () -> "1: DOWN\n"); // a new node under the same name
+        assertNotEquals(before, Files.getAttribute(state, "unix:ino"));
+        assertEquals("1: DOWN\n", Files.readString(state));
+
+        ports.dir("1").attribute("lid", () -> "0x1\n");
+        assertEquals(3, Files.getAttribute(mount.resolve("ports"), "unix:nlink"));
+        assertEquals("0x1\n", Shell.run(mount, "cat ports/1/lid").ok().stdout());
+        ports.remove("1");
+        assertEquals(2, Files.getAttribute(mount.resolve("ports"), "unix:nlink"));
+        assertFalse(Files.exists(mount.resolve("ports/1/lid")));
+        assertEquals(1, Shell.run(mount, "cat ports/1/lid").exitCode());
+    }
+
     private static String read(FileChannel channel, long position, int size) throws IOException {
         ByteBuffer buffer = ByteBuffer.allocate(size);
         int n = channel.read(buffer, position);

@@ -167,7 +167,9 @@ final class Daemon implements AutoCloseable {
                             + UDEV_SETTLE.toSeconds() + " s (see the log)");
                 }
             }
-            Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
+            String pid = ProcessHandle.current().pid() + "\n";
+            Files.writeString(o.state().resolve("ready"), pid);
+            signalReady(pid);
             return daemon;
         } catch (IOException | RuntimeException e) {
             daemon.close();
@@ -218,6 +220,23 @@ final class Daemon implements AutoCloseable {
     }
 
     private static final String DEV_INFINIBAND = "/dev/infiniband/";
+
+    /**
+     * Tells a launcher waiting on the pipe it passed as descriptor IBEMU_READY_FD (a FIFO) that
+     * the devices are in place, so it blocks in read() instead of polling for the ready file.
+     * The inherited descriptor stays open until exit: the launcher's EOF then means "gone".
+     */
+    private static void signalReady(String pid) {
+        String fd = System.getenv("IBEMU_READY_FD");
+        if (fd == null || !fd.matches("[0-9]{1,4}")) {
+            return;
+        }
+        try {
+            Files.writeString(Path.of("/proc/self/fd", fd), pid);
+        } catch (IOException e) {
+            // the ready file stays: a launcher that lost its pipe reads that
+        }
+    }
 
     /** Shows each entry of the tree's {@code from} at {@code to}: directories bound, links made alike. */
     private static void graftEntries(Path from, Path to) throws IOException {

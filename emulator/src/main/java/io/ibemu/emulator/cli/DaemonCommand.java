@@ -39,7 +39,7 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--sm", paramLabel = "none|preset", defaultValue = "none",
             description = "none: ports as after power-on (Init, no LID); preset: the subnet configured at start "
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
-    String sm;
+    String sm = "none";
 
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
@@ -60,6 +60,45 @@ final class DaemonCommand implements Callable<Integer> {
     private static final int FATAL_RESERVE = 2 << 20;
     /** The JVM halts this long after a fatal error even if that stop has not ended. */
     private static final long FATAL_DEADLINE_MS = 20_000;
+
+    /**
+     * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
+     * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules},
+     * {@code --supervise-stub}, each with a value, and {@code --udev}), read
+     * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
+     * start; null for anything else (help, an unknown option, a missing value), which picocli
+     * then parses and reports as always.
+     */
+    static DaemonCommand fromLauncher(String[] args) {
+        if (args.length < 3 || !args[0].equals("daemon")) {
+            return null;
+        }
+        DaemonCommand command = new DaemonCommand();
+        for (int i = 1; i < args.length; i += 2) {
+            if (args[i].equals("--udev")) {
+                command.udev = true;
+                i--;
+                continue;
+            }
+            if (i + 1 >= args.length || args[i + 1].startsWith("-")) {
+                return null;
+            }
+            String value = args[i + 1];
+            switch (args[i]) {
+                case "--state" -> command.state = Path.of(value);
+                case "--topology" -> command.topology = Path.of(value);
+                case "--local" -> command.locals.add(value);
+                case "--identity" -> command.identity = Path.of(value);
+                case "--sm" -> command.sm = value;
+                case "--rules" -> command.rules.add(Path.of(value));
+                case "--supervise-stub" -> command.superviseStub = Path.of(value);
+                default -> {
+                    return null;
+                }
+            }
+        }
+        return command.state == null ? null : command;
+    }
 
     @Override
     public Integer call() {

@@ -10,6 +10,14 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
+        DaemonCommand daemon = DaemonCommand.fromLauncher(args);
+        if (daemon != null) {
+            int code = daemon.call();
+            if (code != 0 || !DaemonCommand.running()) {
+                System.exit(code);
+            }
+            return;
+        }
         CommandLine cli = new CommandLine(new Main());
         // ctl's words are the daemon's to read: "-" or "-1" after the command are not options
         cli.getSubcommands().get("ctl").setStopAtPositional(true);

@@ -69,6 +69,21 @@ public final class Port {
     static final long DEFAULT_SUBNET_PREFIX = 0xFE80000000000000L;
     static final int GUID_CAP = 8;
     static final int PARTITION_CAP = 64;
+    private static final long[] NO_GUIDS = new long[0];
+    /** The default partition in entry 0 (IBA 10.9.1.2); never written in place. */
+    private static final int[] POWER_ON_PKEYS = new int[PARTITION_CAP];
+    private static final int[] POWER_ON_SL_TO_VL = new int[16];
+    /** VLs 0-7 at weight 4 in the low table, weight 0 in the high one, as before any SM writes them. */
+    private static final int[] POWER_ON_VL_ARBITRATION_LOW = new int[32];
+    private static final int[] POWER_ON_VL_ARBITRATION_HIGH = new int[32];
+
+    static {
+        POWER_ON_PKEYS[0] = Port.DEFAULT_PKEY;
+        for (int i = 0; i < 8; i++) {
+            POWER_ON_VL_ARBITRATION_LOW[i] = i << 8 | 4;
+            POWER_ON_VL_ARBITRATION_HIGH[i] = i << 8;
+        }
+    }
     static final int DEFAULT_PKEY = 0xFFFF;
     static final int MTU_4096 = 5;
     /** VL0-7, as ibsim's ports and ConnectX report. */
@@ -135,12 +150,14 @@ public final class Port {
     volatile boolean filterRawOutbound;
 
     // tables, replaced whole on change so readers see a consistent copy
-    volatile int[] pkeys;
+    // (every port starts on the same power-on tables, shared until the first write replaces
+    // its own: most switch ports are never written, and a copy each cost ~700 bytes a port)
+    volatile int[] pkeys = POWER_ON_PKEYS;
     volatile long[] guids;
-    volatile int[] slToVl = new int[16];
+    volatile int[] slToVl = POWER_ON_SL_TO_VL;
     /** VLArbitration entries: vl << 8 | weight, 32 each. */
-    volatile int[] vlArbitrationLow = new int[32];
-    volatile int[] vlArbitrationHigh = new int[32];
+    volatile int[] vlArbitrationLow = POWER_ON_VL_ARBITRATION_LOW;
+    volatile int[] vlArbitrationHigh = POWER_ON_VL_ARBITRATION_HIGH;
 
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
 
@@ -157,15 +174,9 @@ public final class Port {
         this.number = number;
         this.guid = guid;
         boolean managed = isManaged();
-        pkeys = new int[PARTITION_CAP];
-        pkeys[0] = DEFAULT_PKEY;
-        guids = managed ? new long[GUID_CAP] : new long[0];
+        guids = managed ? new long[GUID_CAP] : NO_GUIDS;
         if (managed) {
             guids[0] = guid;
-        }
-        for (int i = 0; i < 8; i++) {
-            vlArbitrationLow[i] = i << 8 | 4;
-            vlArbitrationHigh[i] = i << 8;
         }
         linkWidthSupported = LinkWidth.X1.code() | LinkWidth.X4.code();
         linkWidthEnabled = linkWidthSupported;
