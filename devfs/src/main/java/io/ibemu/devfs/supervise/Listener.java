@@ -55,6 +55,7 @@ final class Listener {
     }
 
     private final Supervisor supervisor;
+    private final NetlinkCalls netlink;
     private final int fd;
     private final int base;
     private final int count;
@@ -67,11 +68,12 @@ final class Listener {
     private volatile long lastServeStart;
 
     /** A notification: {@code struct seccomp_notif}'s id, caller tid, syscall number and arguments. */
-    private record Notification(long id, int tid, int nr, long[] args) {
+    record Notification(long id, int tid, int nr, long[] args) {
     }
 
     Listener(Supervisor supervisor, int fd, int base, int count) {
         this.supervisor = supervisor;
+        this.netlink = new NetlinkCalls(this, supervisor.netlinkSockets());
         this.fd = fd;
         this.base = base;
         this.count = count;
@@ -195,7 +197,12 @@ final class Listener {
                 case Syscalls.SYS_OPEN, Syscalls.SYS_OPENAT, Syscalls.SYS_OPENAT2 -> open(n);
                 case Syscalls.SYS_FSTAT, Syscalls.SYS_NEWFSTATAT, Syscalls.SYS_STATX -> stat(n);
                 case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 -> write(n);
-                default -> proceed(n);
+                case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
+                default -> {
+                    if (!netlink.serve(n)) {
+                        proceed(n); // a socket call on a descriptor that is no emulated socket
+                    }
+                }
             }
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "supervised syscall " + n.nr() + " of tid " + n.tid() + " failed", t);
@@ -327,7 +334,7 @@ final class Listener {
         long[] a = n.args();
         NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
         if (file == null) {
-            proceed(n);
+            writeSocket(n);
             return;
         }
         if (n.nr() == Syscalls.SYS_PWRITE64) {
@@ -352,6 +359,25 @@ final class Listener {
         }
     }
 
+    /** write/writev on an emulated netlink socket is a send; anything else continues. */
+    private void writeSocket(Notification n) throws Errno {
+        if (n.nr() == Syscalls.SYS_PWRITE64 || supervisor.netlinkSockets().isEmpty()) {
+            proceed(n);
+            return;
+        }
+        long[] a = n.args();
+        byte[] data;
+        try {
+            data = n.nr() == Syscalls.SYS_WRITE ? writeBuffer(n.tid(), a[1], a[2]) : gather(n.tid(), a[1], a[2]);
+        } catch (Errno e) {
+            proceed(n);
+            return;
+        }
+        if (!netlink.write(n, data)) {
+            proceed(n);
+        }
+    }
+
     private static byte[] writeBuffer(int tid, long address, long length) throws Errno {
         if (length < 0 || length > MAX_WRITE) {
             throw Errno.of(Errno.EINVAL);
@@ -364,7 +390,7 @@ final class Listener {
     }
 
     /** writev's iovecs joined into one buffer, as the kernel's write_iter sees them. */
-    private static byte[] gather(int tid, long iov, long iovCount) throws Errno {
+    static byte[] gather(int tid, long iov, long iovCount) throws Errno {
         if (iovCount < 0 || iovCount > IOV_MAX) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -406,7 +432,7 @@ final class Listener {
         return Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ID_VALID, scratch + AT_REPLY) == 0;
     }
 
-    private long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
+    long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
         long scratch = scratch() + AT_REPLY;
         MEMORY.putLong(scratch, id);
         MEMORY.putInt(scratch + 8, flags);
@@ -416,15 +442,15 @@ final class Listener {
         return Syscalls.check(Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ADDFD, scratch));
     }
 
-    private void proceed(Notification n) {
+    void proceed(Notification n) {
         send(n.id(), 0, 0, Syscalls.FLAG_CONTINUE);
     }
 
-    private void reply(Notification n, long value) {
+    void reply(Notification n, long value) {
         send(n.id(), value, 0, 0);
     }
 
-    private void fail(Notification n, int errno) {
+    void fail(Notification n, int errno) {
         send(n.id(), 0, -errno, 0);
     }
 
@@ -442,7 +468,7 @@ final class Listener {
     // ---- the caller ----
 
     /** The lowest number of the reserved range the caller's fd table leaves free, or -1. */
-    private int lowestFree(int tid) {
+    int lowestFree(int tid) {
         String[] names = new File("/proc/" + tid + "/fd").list();
         BitSet used = new BitSet(count);
         if (names != null) {
@@ -530,7 +556,7 @@ final class Listener {
         return new DeviceNode.Credentials(fsuid, fsgid, groups);
     }
 
-    private static long scratch() {
+    static long scratch() {
         return SCRATCHES.get().address;
     }
 }

@@ -41,6 +41,8 @@ final class Syscalls {
     static final int SYS_OPEN = 2;
     static final int SYS_FSTAT = 5;
     static final int SYS_PWRITE64 = 18;
+    static final int SYS_SENDTO = 44;
+    static final int SYS_RECVFROM = 45;
     static final int SYS_WRITEV = 20;
     static final int SYS_OPENAT = 257;
     static final int SYS_NEWFSTATAT = 262;
