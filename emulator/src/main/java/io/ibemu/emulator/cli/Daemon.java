@@ -12,6 +12,7 @@ import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.issm.IssmDevice;
+import io.ibemu.emulator.nldev.Nldev;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
@@ -128,7 +129,10 @@ final class Daemon implements AutoCloseable {
             hcas.forEach(h -> locals.add(h.node()));
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList()), o.state());
-            daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
+            // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
+            Nldev nldev = new Nldev(() -> List.copyOf(daemon.verbs), infiniband::rename);
+            daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
+                    Map.of(Nldev.PROTOCOL, nldev));
             Files.writeString(o.state().resolve("ready"), ProcessHandle.current().pid() + "\n");
             return daemon;
         } catch (IOException | RuntimeException e) {
