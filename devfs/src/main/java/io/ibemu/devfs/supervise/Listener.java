@@ -425,6 +425,11 @@ final class Listener {
 
     // ---- the kernel side ----
 
+    /** The supervisor is shutting down. */
+    boolean closing() {
+        return supervisor.closing();
+    }
+
     /** SECCOMP_IOCTL_NOTIF_ID_VALID: the caller still waits in this call. */
     boolean valid(long id) {
         long scratch = scratch();

@@ -150,13 +150,20 @@ final class NetlinkCalls {
             case SYS_GETPEERNAME -> name(n, a[1], a[2], s.peerPort(), s.peerGroups());
             case SYS_SETSOCKOPT -> setOption(n, s, (int) a[1], (int) a[2], a[3], a[4]);
             case SYS_GETSOCKOPT -> getOption(n, s, (int) a[1], (int) a[2], a[3], a[4]);
-            case SYS_SENDTO -> send(n, s, read(n, a[1], a[2]), a[4], a[5], (int) a[3]);
+            case SYS_SENDTO -> send(n, s, a[2] > SNDBUF - 32 ? tooLong(n) : read(n, a[1], a[2]), a[4], a[5],
+                    (int) a[3]);
             case SYS_SENDMSG -> sendMessage(n, s, a[1], (int) a[2]);
             case SYS_RECVFROM -> receive(n, s, new long[] {a[1], a[2]}, (int) a[3], a[4], a[5], 0);
             case SYS_RECVMSG -> receiveMessage(n, s, a[1], (int) a[2]);
             default -> listener.proceed(n);
         }
         return true;
+    }
+
+    /** netlink_sendmsg's size check, made before the daemon copies anything. */
+    private byte[] tooLong(Notification n) {
+        listener.fail(n, EMSGSIZE);
+        return null;
     }
 
     /** write/writev on an emulated socket: a send without an address. */
@@ -441,6 +448,17 @@ final class NetlinkCalls {
             listener.fail(n, Errno.EBADF);
             return;
         }
+        try {
+            if (inode(dup) != s.inode) {
+                Syscalls.LIBC.close(dup);
+                listener.proceed(n); // the number names another file since the lookup: the kernel's call
+                return;
+            }
+        } catch (Errno e) {
+            Syscalls.LIBC.close(dup);
+            listener.fail(n, Errno.EBADF);
+            return;
+        }
         long buf = MEMORY.allocateMemory(RECEIVE_SCRATCH, false);
         try {
             boolean nonblocking = (flags & MSG_DONTWAIT) != 0
@@ -548,6 +566,10 @@ final class NetlinkCalls {
             Syscalls.LIBC.poll(pfd, 1, 250);
         } finally {
             MEMORY.freeMemory(pfd);
+        }
+        if (listener.closing()) {
+            listener.fail(n, Errno.EINTR); // the daemon stops: no caller waits on it forever
+            return false;
         }
         return listener.valid(n.id());
     }
