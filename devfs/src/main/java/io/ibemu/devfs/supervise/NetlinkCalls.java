@@ -188,23 +188,23 @@ final class NetlinkCalls {
             return;
         }
         synchronized (s) {
-            if (s.bound()) {
-                if (port != s.portId()) {
-                    listener.fail(n, Errno.EINVAL);
-                    return;
-                }
-            } else if (port != 0) {
+            int bound = s.portId();
+            if (bound != 0 && port != bound) {
+                listener.fail(n, Errno.EINVAL); // netlink_bind: a bound socket keeps its port
+                return;
+            }
+            if (bound == 0 && port != 0) {
                 try {
                     sockets.claim(port);
                 } catch (Errno e) {
                     listener.fail(n, EADDRINUSE);
                     return;
                 }
-                s.bind(port, groups);
-            } else {
-                s.bind(sockets.autobind(tgid(n.tid())), groups);
+                bound = port;
+            } else if (bound == 0) {
+                bound = sockets.autobind(tgid(n.tid()));
             }
-            s.bind(s.portId(), groups);
+            s.bind(bound, groups);
         }
         listener.reply(n, 0);
     }
