@@ -9,7 +9,8 @@ import java.util.List;
  * What happens to a datagram sent to a kernel netlink socket, as rdma_nl_rcv_skb (a copy of
  * netlink_rcv_skb) and netlink_ack / netlink_dump do it: each whole message is handed to the
  * family; messages that are not requests, or control messages, are only acked if NLM_F_ACK asks;
- * an error or NLM_F_ACK gives an NLMSG_ERROR; a dump ends in NLMSG_DONE. Returns the datagrams
+ * an error or NLM_F_ACK gives an NLMSG_ERROR; a dump ends in NLMSG_DONE, a datagram of its own.
+ * Returns the datagrams
  * the sender then reads, in order, each at most {@code datagramLimit} bytes (the kernel's dump
  * skb size) unless one message alone is larger.
  */
@@ -57,10 +58,10 @@ public final class NetlinkInput {
         } else if (outcome instanceof NetlinkFamily.Failure f) {
             out.add(ack(m, -f.errno(), f.message(), f.attributeOffset(), sender.portId(), options));
         } else if (outcome instanceof NetlinkFamily.Dump d) {
-            List<byte[]> messages = new ArrayList<>(d.messages());
-            messages.add(new MessageWriter(NetlinkMessage.NLMSG_DONE, NetlinkMessage.NLM_F_MULTI, m.seq(),
+            // netlink_dump: rounds fill datagrams; NLMSG_DONE comes in the round whose callback adds nothing
+            out.addAll(pack(d.messages(), limit));
+            out.add(new MessageWriter(NetlinkMessage.NLMSG_DONE, NetlinkMessage.NLM_F_MULTI, m.seq(),
                     sender.portId()).raw(intBytes(d.doneErrno())).build());
-            out.addAll(pack(messages, limit));
         }
     }
 

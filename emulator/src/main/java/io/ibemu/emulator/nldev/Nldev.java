@@ -241,9 +241,10 @@ public final class Nldev implements NetlinkFamily {
     }
 
     /**
-     * nldev_get_chardev: the char device a client ("uverbs", "umad", "issm") gives for a device
-     * and port (ib_get_client_nl_info): its dev_t (huge_encode_dev), ABI and name; uverbs adds
-     * the driver id. An unknown client: EOPNOTSUPP.
+     * nldev_get_chardev: the char device a client ("uverbs", "umad") gives for a device and port
+     * (ib_get_client_nl_info): its dev_t (huge_encode_dev), ABI and name; uverbs adds the driver
+     * id. An unknown client (issm is none), or no device: EOPNOTSUPP; umad without a port: EINVAL
+     * (as Linux 6.1 answers, checked).
      */
     private Outcome chardev(Request r) {
         if (!r.has(NldevAttribute.CHARDEV_TYPE)) {
@@ -266,11 +267,11 @@ public final class Nldev implements NetlinkFamily {
         } else if (r.has(NldevAttribute.PORT_INDEX)) {
             return Failure.of(Errno.EINVAL);
         }
-        if (!client.equals("uverbs") && !client.equals("umad") && !client.equals("issm")) {
-            return Failure.of(Errno.EOPNOTSUPP);
+        if (!client.equals("uverbs") && !client.equals("umad")) {
+            return Failure.of(Errno.EOPNOTSUPP); // no such client (issm has none either)
         }
         if (d == null) {
-            return Failure.of(Errno.EOPNOTSUPP); // none of them has a global char device
+            return Failure.of(Errno.EOPNOTSUPP); // neither has a global char device
         }
         MessageWriter w = r.reply(NldevCommand.GET_CHARDEV, 0);
         int major;
@@ -288,14 +289,13 @@ public final class Nldev implements NetlinkFamily {
             name = "uverbs" + (d.minor() - UverbsDevice.BASE_MINOR);
         } else {
             if (port == -1) {
-                return Failure.of(Errno.EINVAL); // ib_umad_get_nl_info: a port is needed
+                return Failure.of(Errno.EINVAL); // ib_umad_get_nl_info: rdma_is_port_valid(-1) fails
             }
             int umad = d.hca().local().umadIndex((int) port);
-            boolean issm = client.equals("issm");
             major = InfinibandSysfs.UMAD_MAJOR;
-            minor = issm ? InfinibandSysfs.ISSM_MINOR_BASE + umad : umad;
+            minor = umad;
             abi = UMAD_ABI;
-            name = (issm ? "issm" : "umad") + umad;
+            name = "umad" + umad;
         }
         return reply(w.u64(NldevAttribute.CHARDEV.number, hugeEncode(major, minor))
                 .u64(NldevAttribute.CHARDEV_ABI.number, abi)

@@ -243,10 +243,18 @@ class NldevTest {
         assertEquals(1, a.u64(NldevAttribute.CHARDEV_ABI.number));
         assertEquals(16, a.u32(NldevAttribute.UVERBS_DRIVER_ID.number));
         Attributes u = attrs(send(request(NldevCommand.GET_CHARDEV, 0, 2).u32(NldevAttribute.DEV_INDEX.number, 0)
-                .u32(NldevAttribute.PORT_INDEX.number, 1).string(NldevAttribute.CHARDEV_TYPE.number, "issm")).get(0));
-        assertEquals("issm0", u.string(NldevAttribute.CHARDEV_NAME.number, 64));
-        assertEquals(Nldev.hugeEncode(231, 64), u.u64(NldevAttribute.CHARDEV.number));
+                .u32(NldevAttribute.PORT_INDEX.number, 1).string(NldevAttribute.CHARDEV_TYPE.number, "umad")).get(0));
+        assertEquals("umad0", u.string(NldevAttribute.CHARDEV_NAME.number, 64));
+        assertEquals(Nldev.hugeEncode(231, 0), u.u64(NldevAttribute.CHARDEV.number));
+        assertEquals(5, u.u64(NldevAttribute.CHARDEV_ABI.number));
         assertFalse(u.has(NldevAttribute.UVERBS_DRIVER_ID.number));
+        // Linux 6.1 (checked in QEMU): issm is no client; umad needs a valid port
+        assertEquals(-95, error(send(request(NldevCommand.GET_CHARDEV, 0, 3).u32(NldevAttribute.DEV_INDEX.number, 0)
+                .u32(NldevAttribute.PORT_INDEX.number, 1).string(NldevAttribute.CHARDEV_TYPE.number, "issm")).get(0)));
+        assertEquals(-22, error(send(request(NldevCommand.GET_CHARDEV, 0, 4).u32(NldevAttribute.DEV_INDEX.number, 0)
+                .string(NldevAttribute.CHARDEV_TYPE.number, "umad")).get(0)));
+        assertEquals(-95, error(send(request(NldevCommand.GET_CHARDEV, 0, 5)
+                .string(NldevAttribute.CHARDEV_TYPE.number, "umad")).get(0)));
         // a minor above 255 keeps its upper bits above the major, as libibverbs decodes them
         assertEquals(0x10e7c0L, Nldev.hugeEncode(231, 0x1c0));
     }
