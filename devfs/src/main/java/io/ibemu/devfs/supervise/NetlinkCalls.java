@@ -102,37 +102,48 @@ final class NetlinkCalls {
             listener.fail(n, ESOCKTNOSUPPORT); // netlink_create
             return;
         }
-        long pair = MEMORY.allocateMemory(8, true);
-        int local;
-        int remote;
+        int[] pair = pair((type & SOCK_NONBLOCK) != 0);
+        boolean registered = false;
         try {
-            Syscalls.syscall(SYS_SOCKETPAIR, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair, 0);
-            local = MEMORY.getInt(pair);
-            remote = MEMORY.getInt(pair + 4);
-        } finally {
-            MEMORY.freeMemory(pair);
-        }
-        try {
-            Syscalls.syscall(SYS_FCNTL, local, F_SETFL, Syscalls.O_NONBLOCK, 0, 0);
-            if ((type & SOCK_NONBLOCK) != 0) {
-                Syscalls.syscall(SYS_FCNTL, remote, F_SETFL, Syscalls.O_NONBLOCK, 0, 0);
-            }
-            NetlinkSocket s = new NetlinkSocket(family, protocol, type & 0xf, local, inode(remote));
+            NetlinkSocket s = new NetlinkSocket(family, protocol, type & 0xf, pair[0], inode(pair[1]));
             int target = listener.lowestFree(n.tid());
             if (target < 0) {
-                Syscalls.LIBC.close(local);
-                listener.fail(n, Errno.EMFILE);
-                return;
+                throw Errno.of(Errno.EMFILE);
             }
-            sockets.add(s);
-            try {
-                listener.addFd(n.id(), remote, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND,
-                        (type & SOCK_CLOEXEC) != 0 ? Syscalls.O_CLOEXEC : 0);
-            } catch (Errno e) {
-                listener.fail(n, e.code());
+            sockets.add(s); // from here the pair's hang-up (sweep) closes our end
+            registered = true;
+            listener.addFd(n.id(), pair[1], target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND,
+                    (type & SOCK_CLOEXEC) != 0 ? Syscalls.O_CLOEXEC : 0);
+        } catch (Errno e) {
+            if (!registered) {
+                Syscalls.LIBC.close(pair[0]);
             }
+            listener.fail(n, e.code());
         } finally {
-            Syscalls.LIBC.close(remote);
+            Syscalls.LIBC.close(pair[1]); // the caller's descriptor holds it now
+        }
+    }
+
+    /** A unix SOCK_SEQPACKET pair: {ours (non-blocking), the caller's (non-blocking if asked)}. */
+    private static int[] pair(boolean nonblocking) throws Errno {
+        long at = MEMORY.allocateMemory(8, true);
+        int[] pair;
+        try {
+            Syscalls.syscall(SYS_SOCKETPAIR, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, at, 0);
+            pair = new int[] {MEMORY.getInt(at), MEMORY.getInt(at + 4)};
+        } finally {
+            MEMORY.freeMemory(at);
+        }
+        try {
+            Syscalls.syscall(SYS_FCNTL, pair[0], F_SETFL, Syscalls.O_NONBLOCK, 0, 0);
+            if (nonblocking) {
+                Syscalls.syscall(SYS_FCNTL, pair[1], F_SETFL, Syscalls.O_NONBLOCK, 0, 0);
+            }
+            return pair;
+        } catch (Errno e) {
+            Syscalls.LIBC.close(pair[0]);
+            Syscalls.LIBC.close(pair[1]);
+            throw e;
         }
     }
 
