@@ -401,7 +401,8 @@ final class NetlinkCalls {
         if (!listener.valid(n.id())) {
             return;
         }
-        NetlinkFamily.Sender sender = new NetlinkFamily.Sender(s.portId(), tgid(n.tid()), netAdmin(n.tid()));
+        Credentials c = credentials(n.tid());
+        NetlinkFamily.Sender sender = new NetlinkFamily.Sender(s.portId(), c.tgid(), c.netAdmin());
         s.queue(NetlinkInput.receive(data, s.family, sender,
                 new NetlinkInput.AckOptions(s.option(NETLINK_EXT_ACK), s.option(NETLINK_CAP_ACK)), s.dumpSize()));
         listener.reply(n, data.length);
@@ -587,11 +588,15 @@ final class NetlinkCalls {
 
     /** The caller's descriptor {@code fd} as one of ours (pidfd_getfd), to read its queue. */
     private static int duplicate(Notification n, int fd) throws Errno {
-        int pidfd = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, tgid(n.tid()), 0, 0, 0, 0);
+        // the thread itself when it leads its process (pidfd_open wants a leader); else its tgid
+        long pidfd = Syscalls.LIBC.syscall(Syscalls.SYS_PIDFD_OPEN, n.tid(), 0, 0, 0, 0, 0);
+        if (pidfd < 0) {
+            pidfd = Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, tgid(n.tid()), 0, 0, 0, 0);
+        }
         try {
             return (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, fd, 0, 0, 0);
         } finally {
-            Syscalls.LIBC.close(pidfd);
+            Syscalls.LIBC.close((int) pidfd);
         }
     }
 
@@ -697,36 +702,39 @@ final class NetlinkCalls {
         }
     }
 
-    /** The thread's process (Tgid in /proc/TID/status). */
-    static int tgid(int tid) {
-        String v = status(tid, "Tgid:");
-        try {
-            return v == null ? tid : Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            return tid;
-        }
+    /** A thread's process and whether it holds CAP_NET_ADMIN (netlink_capable, initial namespace). */
+    record Credentials(int tgid, boolean netAdmin) {
     }
 
-    /** CAP_NET_ADMIN in the thread's effective set (netlink_capable in the initial user namespace). */
-    static boolean netAdmin(int tid) {
-        String v = status(tid, "CapEff:");
+    /** Tgid and CapEff from /proc/TID/status, read once (a gone thread: itself, no capability). */
+    static Credentials credentials(int tid) {
+        byte[] text;
         try {
-            return v != null && (Long.parseUnsignedLong(v, 16) & (1L << CAP_NET_ADMIN)) != 0;
-        } catch (NumberFormatException e) {
-            return false;
-        }
-    }
-
-    private static String status(int tid, String key) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"))) {
-                if (line.startsWith(key)) {
-                    return line.substring(key.length()).strip();
-                }
-            }
+            text = Files.readAllBytes(Path.of("/proc", Integer.toString(tid), "status"));
         } catch (IOException e) {
-            // gone
+            return new Credentials(tid, false);
         }
-        return null;
+        String status = new String(text, java.nio.charset.StandardCharsets.US_ASCII);
+        try {
+            int tgid = Integer.parseInt(field(status, "\nTgid:"));
+            long caps = Long.parseUnsignedLong(field(status, "\nCapEff:"), 16);
+            return new Credentials(tgid, (caps & (1L << CAP_NET_ADMIN)) != 0);
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            return new Credentials(tid, false);
+        }
+    }
+
+    private static String field(String status, String key) {
+        int at = status.indexOf(key) + key.length();
+        int end = status.indexOf('\n', at);
+        return status.substring(at, end < 0 ? status.length() : end).strip();
+    }
+
+    static int tgid(int tid) {
+        return credentials(tid).tgid();
+    }
+
+    static boolean netAdmin(int tid) {
+        return credentials(tid).netAdmin();
     }
 }
