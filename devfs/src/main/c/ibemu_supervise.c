@@ -12,8 +12,9 @@
  * The filter notifies only what may concern an emulated device, so programs that do not use
  * one stay at full speed: opens that are not read-only (a device is opened O_RDWR), and
  * write/fstat on the reserved descriptor range [BASE, BASE+COUNT) where the daemon installs
- * the device files it opens. socket(AF_NETLINK, *, NETLINK_RDMA) fails with EPROTONOSUPPORT
- * as on a kernel without RDMA netlink, so libibverbs reads the (emulated) sysfs instead.
+ * the device files it opens. socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
+ * answers RDMA netlink, installing a socket of its own in the range, and the socket calls
+ * (connect..getsockopt) on range descriptors are notified so it can play the kernel's side.
  * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
  * before the daemon took it is restarted there, as the kernel's own calls would not fail.
  */
@@ -51,7 +52,7 @@ static void die(const char *what)
  * The filter as a list of instructions whose jumps name labels (BPF jumps go forward by
  * relative offsets); assemble() resolves them.
  */
-enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPEN, OPENAT, FSTATAT, STATX, FD, LABELS };
+enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPENS, OPEN, OPENAT, FSTATAT, STATX, FD, LABELS };
 
 struct insn {
 	int label; /* this instruction starts that label, or -1 */
@@ -62,6 +63,7 @@ struct insn {
 #define LD(off) { -1, BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)), NEXT, NEXT }
 #define LD_AT(l, off) { l, BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)), NEXT, NEXT }
 #define JMP(op, k, t, f) { -1, BPF_JUMP(BPF_JMP | (op) | BPF_K, (k), 0, 0), t, f }
+#define JMP_AT(l, op, k, t, f) { l, BPF_JUMP(BPF_JMP | (op) | BPF_K, (k), 0, 0), t, f }
 #define RET_AT(l, v) { l, BPF_STMT(BPF_RET | BPF_K, (v)), NEXT, NEXT }
 
 static int assemble(const struct insn *in, unsigned n, struct sock_filter *out)
@@ -97,7 +99,10 @@ static int install_filter(unsigned base)
 		LD(offsetof(struct seccomp_data, nr)),
 		JMP(BPF_JEQ, SYS_write, FD, NEXT), /* first: the hot one of those the cache cannot skip */
 		JMP(BPF_JEQ, SYS_socket, SOCKET, NEXT),
-		JMP(BPF_JEQ, SYS_open, OPEN, NEXT),
+		/* connect .. getsockopt (42..55 on x86_64): calls on a socket, asked about the range */
+		JMP(BPF_JGE, SYS_connect, NEXT, OPENS),
+		JMP(BPF_JGT, SYS_getsockopt, OPENS, FD),
+		JMP_AT(OPENS, BPF_JEQ, SYS_open, OPEN, NEXT),
 		JMP(BPF_JEQ, SYS_openat, OPENAT, NEXT),
 		JMP(BPF_JEQ, SYS_openat2, NOTIFY, NEXT), /* flags in a struct: a rare call, always asked */
 		JMP(BPF_JEQ, SYS_writev, FD, NEXT),
@@ -106,12 +111,11 @@ static int install_filter(unsigned base)
 		JMP(BPF_JEQ, SYS_newfstatat, FSTATAT, NEXT),
 		JMP(BPF_JEQ, SYS_rt_sigreturn, NOTIFY, NEXT), /* a handler returns: see Listener.signalReturn */
 		JMP(BPF_JEQ, SYS_statx, STATX, ALLOW),
-		/* socket(domain, type, protocol): RDMA netlink fails as on a kernel without it */
+		/* socket(domain, type, protocol): RDMA netlink is the daemon's */
 		LD_AT(SOCKET, ARG_LO(0)),
 		JMP(BPF_JEQ, AF_NETLINK, NEXT, ALLOW),
 		LD(ARG_LO(2)),
-		JMP(BPF_JEQ, NETLINK_RDMA_PROTO, NEXT, ALLOW),
-		RET_AT(-1, SECCOMP_RET_ERRNO | EPROTONOSUPPORT),
+		JMP(BPF_JEQ, NETLINK_RDMA_PROTO, NOTIFY, ALLOW),
 		/* open(path, flags), openat(dirfd, path, flags): all but read-only opens */
 		LD_AT(OPEN, ARG_LO(1)),
 		JMP(BPF_JSET, O_ACCMODE, NOTIFY, ALLOW),

@@ -173,6 +173,14 @@ class UdevInfoTest {
         assertEquals("0x7322", ibdev.get("ID_MODEL_ID"));
         assertTrue(ibdev.getOrDefault("ID_MODEL_FROM_DATABASE", "").contains("IBA7322"), "hwdb by modalias: " + ibdev);
         assertEquals("ibemu0", ibdev.get("NAME"));
+        // 60-rdma-persistent-naming.rules' PROGRAM ran rdma_rename NAME_FALLBACK, over RDMA netlink,
+        // as udevadm test does on a real machine: the device now has its PCI name; give it back
+        String function = ib.exec("readlink", "-f", "/sys/class/infiniband_verbs/uverbs0/device").assertOk().stdout()
+                .strip();
+        int bus = Integer.parseInt(function.substring(function.length() - 7, function.length() - 5), 16);
+        String pciName = "ibp" + bus + "s0";
+        assertEquals(pciName, ib.cat("/sys/class/infiniband_verbs/uverbs0/ibdev").strip());
+        ib.exec("rdma", "dev", "set", pciName, "name", "ibemu0").assertOk();
 
         Map<String, String> umad = testProperties("/dev/infiniband/umad0");
         assertEquals("/sys/subsystem/rdma/devices/ibemu0:1/umad", umad.get("SYSTEMD_ALIAS"), "90-rdma-umad.rules: " + umad);

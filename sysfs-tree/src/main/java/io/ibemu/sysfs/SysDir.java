@@ -92,6 +92,20 @@ public final class SysDir extends Node {
         }
     }
 
+    /**
+     * Moves entry {@code from} to {@code to} (kernfs_rename within one parent): the same node,
+     * inode and open files. False if {@code from} is missing or {@code to} exists.
+     */
+    public synchronized boolean rename(String from, String to) {
+        checkName(to);
+        Node node = entries.get(from);
+        if (node == null || entries.putIfAbsent(to, node) != null) {
+            return false;
+        }
+        entries.remove(from, node);
+        return true;
+    }
+
     public Optional<SysDir> subdir(String name) {
         return entries.get(name) instanceof SysDir dir ? Optional.of(dir) : Optional.empty();
     }

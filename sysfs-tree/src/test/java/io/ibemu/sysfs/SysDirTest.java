@@ -1,6 +1,7 @@
 package io.ibemu.sysfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -14,6 +15,18 @@ import org.junit.jupiter.api.Test;
 class SysDirTest {
 
     private final SysDir root = new SysfsTree().root();
+
+    @Test
+    void renameMovesTheSameNodeAndRefusesATakenName() {
+        SysDir dev = root.dir("ibemu0");
+        root.dir("ibemu1");
+        assertTrue(root.rename("ibemu0", "mlx5_7"));
+        assertSame(dev, root.subdir("mlx5_7").orElseThrow());
+        assertEquals(Optional.empty(), root.subdir("ibemu0"));
+        assertFalse(root.rename("mlx5_7", "ibemu1"));
+        assertFalse(root.rename("missing", "x"));
+        assertSame(dev, root.subdir("mlx5_7").orElseThrow());
+    }
 
     @Test
     void dirIsGetOrCreate() {

@@ -59,6 +59,7 @@ final class Listener {
     }
 
     private final Supervisor supervisor;
+    private final NetlinkCalls netlink;
     private final int fd;
     private final int base;
     private final int count;
@@ -71,11 +72,12 @@ final class Listener {
     private volatile long lastServeStart;
 
     /** A notification: {@code struct seccomp_notif}'s id, caller tid, syscall number and arguments. */
-    private record Notification(long id, int tid, int nr, long[] args) {
+    record Notification(long id, int tid, int nr, long[] args) {
     }
 
     Listener(Supervisor supervisor, int fd, int base, int count) {
         this.supervisor = supervisor;
+        this.netlink = new NetlinkCalls(this, supervisor.netlinkSockets());
         this.fd = fd;
         this.base = base;
         this.count = count;
@@ -200,7 +202,12 @@ final class Listener {
                 case Syscalls.SYS_FSTAT, Syscalls.SYS_NEWFSTATAT, Syscalls.SYS_STATX -> stat(n);
                 case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 -> write(n);
                 case Syscalls.SYS_RT_SIGRETURN -> signalReturn(n);
-                default -> proceed(n);
+                case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
+                default -> {
+                    if (!netlink.serve(n)) {
+                        proceed(n); // a socket call on a descriptor that is no emulated socket
+                    }
+                }
             }
         } catch (Throwable t) {
             if (!Fatal.check(t, "supervised syscall " + n.nr())) {
@@ -334,7 +341,7 @@ final class Listener {
         long[] a = n.args();
         NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
         if (file == null) {
-            proceed(n);
+            writeSocket(n);
             return;
         }
         if (n.nr() == Syscalls.SYS_PWRITE64) {
@@ -359,6 +366,25 @@ final class Listener {
         }
     }
 
+    /** write/writev on an emulated netlink socket is a send; anything else continues. */
+    private void writeSocket(Notification n) throws Errno {
+        if (n.nr() == Syscalls.SYS_PWRITE64 || supervisor.netlinkSockets().isEmpty()) {
+            proceed(n);
+            return;
+        }
+        long[] a = n.args();
+        byte[] data;
+        try {
+            data = n.nr() == Syscalls.SYS_WRITE ? writeBuffer(n.tid(), a[1], a[2]) : gather(n.tid(), a[1], a[2]);
+        } catch (Errno e) {
+            proceed(n);
+            return;
+        }
+        if (!netlink.write(n, data)) {
+            proceed(n);
+        }
+    }
+
     private static byte[] writeBuffer(int tid, long address, long length) throws Errno {
         if (length < 0 || length > MAX_WRITE) {
             throw Errno.of(Errno.EINVAL);
@@ -371,7 +397,7 @@ final class Listener {
     }
 
     /** writev's iovecs joined into one buffer, as the kernel's write_iter sees them. */
-    private static byte[] gather(int tid, long iov, long iovCount) throws Errno {
+    static byte[] gather(int tid, long iov, long iovCount) throws Errno {
         if (iovCount < 0 || iovCount > IOV_MAX) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -472,6 +498,11 @@ final class Listener {
 
     // ---- the kernel side ----
 
+    /** The supervisor is shutting down. */
+    boolean closing() {
+        return supervisor.closing();
+    }
+
     /** SECCOMP_IOCTL_NOTIF_ID_VALID: the caller still waits in this call. */
     boolean valid(long id) {
         long scratch = scratch();
@@ -479,7 +510,7 @@ final class Listener {
         return Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ID_VALID, scratch + AT_REPLY) == 0;
     }
 
-    private long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
+    long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
         long scratch = scratch() + AT_REPLY;
         MEMORY.putLong(scratch, id);
         MEMORY.putInt(scratch + 8, flags);
@@ -489,15 +520,15 @@ final class Listener {
         return Syscalls.check(Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_ADDFD, scratch));
     }
 
-    private void proceed(Notification n) {
+    void proceed(Notification n) {
         send(n.id(), 0, 0, Syscalls.FLAG_CONTINUE);
     }
 
-    private void reply(Notification n, long value) {
+    void reply(Notification n, long value) {
         send(n.id(), value, 0, 0);
     }
 
-    private void fail(Notification n, int errno) {
+    void fail(Notification n, int errno) {
         send(n.id(), 0, -errno, 0);
     }
 
@@ -515,7 +546,7 @@ final class Listener {
     // ---- the caller ----
 
     /** The lowest number of the reserved range the caller's fd table leaves free, or -1. */
-    private int lowestFree(int tid) {
+    int lowestFree(int tid) {
         String[] names = new File("/proc/" + tid + "/fd").list();
         BitSet used = new BitSet(count);
         if (names != null) {
@@ -603,7 +634,7 @@ final class Listener {
         return new DeviceNode.Credentials(fsuid, fsgid, groups);
     }
 
-    private static long scratch() {
+    static long scratch() {
         return SCRATCHES.get().address;
     }
 }

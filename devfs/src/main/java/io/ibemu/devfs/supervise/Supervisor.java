@@ -5,6 +5,7 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.netlink.NetlinkFamily;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -45,6 +46,7 @@ public final class Supervisor implements AutoCloseable {
     private static final int MAX_RANGE = 1024;
 
     private final DeviceDirectory devices;
+    private final NetlinkSockets netlink;
     private final ServerSocketChannel server;
     private final Path socket;
     private final long fuseDev;
@@ -58,8 +60,10 @@ public final class Supervisor implements AutoCloseable {
     private volatile boolean closing;
     private final AtomicLong restartedCalls = new AtomicLong();
 
-    private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev) {
+    private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
+            Map<Integer, NetlinkFamily> families) {
         this.devices = devices;
+        this.netlink = new NetlinkSockets(families);
         this.server = server;
         this.socket = socket;
         this.fuseDev = fuseDev;
@@ -106,13 +110,23 @@ public final class Supervisor implements AutoCloseable {
      * mounted and presented.
      */
     public static Supervisor start(DeviceDirectory devices, Path socket) throws IOException {
+        return start(devices, socket, Map.of());
+    }
+
+    /**
+     * As {@link #start(DeviceDirectory, Path)}, and answers netlink sockets of the protocols in
+     * {@code families} (by protocol number: the stub notifies socket() for NETLINK_RDMA) for the
+     * supervised processes, as the kernel's side of them.
+     */
+    public static Supervisor start(DeviceDirectory devices, Path socket, Map<Integer, NetlinkFamily> families)
+            throws IOException {
         Path mount = devices.mountPoint();
         if (mount == null) {
             throw new IllegalStateException(devices + " is not mounted");
         }
         long dev = deviceOf(mount.toString());
         ServerSocketChannel server = PrivateSocket.bind(socket, "the supervisor socket");
-        Supervisor s = new Supervisor(devices, server, socket, dev);
+        Supervisor s = new Supervisor(devices, server, socket, dev, families);
         s.acceptor.start();
         s.watchdog.start();
         return s;
@@ -160,6 +174,7 @@ public final class Supervisor implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        netlink.closeAll();
     }
 
     // ---- for the listeners ----
@@ -170,6 +185,10 @@ public final class Supervisor implements AutoCloseable {
 
     DeviceDirectory devices() {
         return devices;
+    }
+
+    NetlinkSockets netlinkSockets() {
+        return netlink;
     }
 
     void execute(Runnable task) {

@@ -42,6 +42,8 @@ final class Syscalls {
     static final int SYS_FSTAT = 5;
     static final int SYS_RT_SIGRETURN = 15;
     static final int SYS_PWRITE64 = 18;
+    static final int SYS_SENDTO = 44;
+    static final int SYS_RECVFROM = 45;
     static final int SYS_WRITEV = 20;
     static final int SYS_OPENAT = 257;
     static final int SYS_NEWFSTATAT = 262;

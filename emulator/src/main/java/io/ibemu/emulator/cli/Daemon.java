@@ -16,6 +16,7 @@ import io.ibemu.emulator.fabric.PhysPortState;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
+import io.ibemu.emulator.nldev.Nldev;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
@@ -159,7 +160,11 @@ final class Daemon implements AutoCloseable {
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
                     Map.of("settle", daemon::settle, "hca", daemon.hotplug::command)), o.state());
-            daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET));
+            // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
+            Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
+                    infiniband::rename);
+            daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
+                    Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
                 daemon.udev.start(); // after the supervisor: udevadm and RUN programs run under it
                 if (!daemon.udev.settle(UDEV_SETTLE)) {

@@ -38,6 +38,13 @@ public final class CompletionQueue {
         return hca;
     }
 
+    /** How many objects use it now (usecnt), read under the model lock. */
+    public int users() {
+        synchronized (hca().lock()) {
+            return users;
+        }
+    }
+
     public VerbsOwner owner() {
         return owner;
     }

@@ -20,6 +20,13 @@ public final class ProtectionDomain {
         return hca;
     }
 
+    /** How many objects use it now (usecnt), read under the model lock. */
+    public int users() {
+        synchronized (hca().lock()) {
+            return users;
+        }
+    }
+
     public VerbsOwner owner() {
         return owner;
     }

@@ -148,6 +148,33 @@ public final class InfinibandSysfs {
         return "0000:00:" + pciSlot.substring(5, 7) + ".0";
     }
 
+    /**
+     * device_rename of an infiniband class device (ib_device_rename): its directory under the PCI
+     * function and its /sys/class/infiniband link move to {@code newName}, the name everything
+     * else reads changes, and a "move" uevent with DEVPATH_OLD is raised (kobject_rename).
+     * Returns 0, or EEXIST when a device of that name exists, as the kernel does.
+     */
+    public synchronized int rename(LocalHca hca, String newName) {
+        String old = hca.name();
+        if (old.equals(newName)) {
+            return 0;
+        }
+        SysDir classDir = root.dir("class").dir("infiniband");
+        SysDir parent = root.dir("devices").dir(PCI_ROOT).dir(rootPort(hca.pciSlot())).dir(hca.pciSlot())
+                .dir("infiniband");
+        if (classDir.names().contains(newName) || !parent.rename(old, newName)) {
+            return 17; // EEXIST
+        }
+        hca.rename(newName);
+        classDir.remove(old);
+        classDir.link(newName, devicePath(hca) + "/infiniband/" + newName);
+        Kobject moved = new Kobject(pciDevpath(hca) + "/infiniband/" + newName, "infiniband",
+                () -> Map.of("NAME", hca.name()));
+        UeventFile.add(parent.subdir(newName).orElseThrow(), moved, uevents);
+        uevents.raise(moved, UeventAction.MOVE, Map.of("DEVPATH_OLD", pciDevpath(hca) + "/infiniband/" + old));
+        return 0;
+    }
+
     /** A device directory's uevent file and subsystem link; registered for announce(). */
     private void device(SysDir dir, Kobject device, String subsystemLink, boolean bound) {
         UeventFile.add(dir, device, uevents);

@@ -5,6 +5,7 @@ import io.ibemu.devfs.Errno;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -17,6 +18,16 @@ import java.util.function.Predicate;
 final class ObjectTable {
 
     private final TreeMap<Integer, UObject<?>> objects = new TreeMap<>();
+    /** Told of each new object: the device gives it its restrack id. */
+    private final BiConsumer<ObjectType, Object> added;
+
+    ObjectTable() {
+        this((t, o) -> { });
+    }
+
+    ObjectTable(BiConsumer<ObjectType, Object> added) {
+        this.added = added;
+    }
     private long created; // creation order, for close-time cleanup newest first
 
     /** Allocates the lowest free handle for {@code object}. */
@@ -30,6 +41,7 @@ final class ObjectTable {
         }
         UObject<T> u = new UObject<>(type, handle, object, userHandle, created++);
         objects.put(handle, u);
+        added.accept(type, object);
         return u;
     }
 
@@ -72,6 +84,7 @@ final class ObjectTable {
     synchronized <T> UObject<T> replace(UObject<T> u, T object) {
         UObject<T> v = new UObject<>(u.type(), u.handle(), object, u.userHandle(), u.order());
         objects.replace(u.handle(), u, v);
+        added.accept(u.type(), object); // rereg_mr: the new region is listed under a new id
         return v;
     }
 

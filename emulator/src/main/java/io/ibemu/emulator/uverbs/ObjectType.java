@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
 /** The uverbs object types a file's handles name (enum uverbs_default_objects, the idr kinds). */
-enum ObjectType {
+public enum ObjectType {
     PD("pd"),
     MR("mr"),
     MW("mw"),
@@ -18,7 +18,7 @@ enum ObjectType {
     }
 
     /** The name {@code rdma res} and {@code ibemu ctl objects} print. */
-    String label() {
+    public String label() {
         return label;
     }
 }

@@ -74,6 +74,9 @@ public final class UverbsDevice implements CharDevice {
         this.index = index;
         this.memory = memory;
         hca.addEventSink(this::event);
+        // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
+        reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
+        reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
     }
 
     HostMemory memoryOf(VerbsOwner owner) {
@@ -213,6 +216,67 @@ public final class UverbsDevice implements CharDevice {
 
     boolean isGone() {
         return gone;
+    }
+
+    /**
+     * One user object as the kernel's restrack lists it: its id (xa_alloc_cyclic per device and
+     * type, the QPN for a QP), the model object, the id of its file's context (ctxn).
+     */
+    public record Resource(ObjectType type, int id, Object object, int contextId) {
+    }
+
+    /** Restrack ids: the next per type (index: ObjectType ordinal; the last: contexts) and those given. */
+    private final int[] nextIds = new int[ObjectType.values().length + 1];
+    private final Map<Object, Integer> resourceIds = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /** The ids the kernel's own objects take first (ib_mad's PD and CQ per port): user ids start after. */
+    public synchronized void reserveResourceIds(ObjectType type, int count) {
+        nextIds[type.ordinal()] = Math.max(nextIds[type.ordinal()], count);
+    }
+
+    /** rdma_restrack_add: a new object (or a context, type null) gets the next id of its type. */
+    synchronized void assignResourceId(ObjectType type, Object object) {
+        int slot = type == null ? nextIds.length - 1 : type.ordinal();
+        resourceIds.put(object, nextIds[slot]++);
+    }
+
+    /** The objects of {@code type} every open file holds, by restrack id. */
+    public List<Resource> resources(ObjectType type) {
+        List<Resource> list = new java.util.ArrayList<>();
+        for (UverbsFile f : files) {
+            UverbsFile.Context c = f.context();
+            Integer ctx = c == null ? null : resourceIds.get(c);
+            for (UObject<?> u : f.objects.newestFirst(o -> o.type() == type)) {
+                Object model = u.object();
+                Integer id = resourceIds.get(model);
+                if (model instanceof io.ibemu.emulator.hca.QueuePair qp) {
+                    id = qp.qpNum();
+                }
+                if (id != null) {
+                    list.add(new Resource(type, id, model, ctx == null ? -1 : ctx));
+                }
+            }
+        }
+        list.sort(java.util.Comparator.comparingInt(Resource::id));
+        return list;
+    }
+
+    /** A ucontext as restrack lists it: ctxn and the process that made it. */
+    public record ContextEntry(int id, int ownerPid) {
+    }
+
+    /** The contexts (ctx restrack entries) of the device's open files, by id. */
+    public List<ContextEntry> contexts() {
+        List<ContextEntry> list = new java.util.ArrayList<>();
+        for (UverbsFile f : files) {
+            UverbsFile.Context c = f.context();
+            Integer id = c == null ? null : resourceIds.get(c);
+            if (id != null) {
+                list.add(new ContextEntry(id, c.ownerPid()));
+            }
+        }
+        list.sort(java.util.Comparator.comparingInt(ContextEntry::id));
+        return list;
     }
 
     /** The objects every open file holds, by type: what `ibemu ctl objects` prints. */

@@ -41,7 +41,7 @@ final class UverbsFile implements DeviceFile {
     private static final long TASK_SIZE = 0x00007ffffffff000L;
 
     final UverbsDevice device;
-    final ObjectTable objects = new ObjectTable();
+    final ObjectTable objects;
     /** The completion channels this context created, by the descriptor number the caller got. */
     final Map<Integer, EventFile> channels = new ConcurrentHashMap<>();
     private volatile Context context;
@@ -53,6 +53,7 @@ final class UverbsFile implements DeviceFile {
 
     UverbsFile(UverbsDevice device) {
         this.device = device;
+        this.objects = new ObjectTable(device::assignResourceId);
     }
 
     Context context() {
@@ -73,6 +74,7 @@ final class UverbsFile implements DeviceFile {
             throw Errno.of(Errno.EINVAL);
         }
         context = c;
+        device.assignResourceId(null, c);
     }
 
     @Override
