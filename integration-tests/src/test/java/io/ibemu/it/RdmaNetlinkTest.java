@@ -120,6 +120,27 @@ class RdmaNetlinkTest {
         }
     }
 
+    /**
+     * {@code start --udev} with the system's rules: 60-rdma-persistent-naming.rules runs
+     * rdma_rename NAME_FALLBACK on the initial add, so the device carries its PCI name from the
+     * start, in sysfs, ibv_devices, ibstat and rdma dev alike (as on a Debian host with an HCA).
+     */
+    @Test
+    void theSystemRulesRenameTheDevicesAtStart() {
+        try (Ibemu udev = Ibemu.start("--udev")) {
+            String slot = udev.exec("readlink", "-f", "/sys/class/infiniband_verbs/uverbs0/device").assertOk().stdout()
+                    .strip();
+            Matcher bus = Pattern.compile("0000:([0-9a-f]{2}):([0-9a-f]{2})\\.0$").matcher(slot);
+            assertTrue(bus.find(), slot);
+            String expected = "ibp" + Integer.parseInt(bus.group(1), 16) + "s" + Integer.parseInt(bus.group(2), 16);
+            assertEquals(expected, udev.cat("/sys/class/infiniband_verbs/uverbs0/ibdev").strip());
+            assertEquals(expected, udev.exec("ls", "/sys/class/infiniband").assertOk().stdout().strip());
+            assertTrue(udev.exec("ibv_devices").assertOk().stdout().contains(expected));
+            assertEquals(expected, udev.exec("ibstat", "-l").assertOk().stdout().strip());
+            assertTrue(udev.exec("rdma", "dev").assertOk().stdout().startsWith("0: " + expected + ":"));
+        }
+    }
+
     /** rdma-core's udev helper, as 60-rdma-persistent-naming.rules runs it: the PCI name ibp<bus>s<slot>. */
     @Test
     void rdmaRenameGivesThePciNameUnderNameFallback() {
