@@ -41,6 +41,8 @@ final class Listener {
     private static final int IOV_MAX = 1024;
     private static final int PAGE = 4096;
     private static final int PATH_MAX = 4096;
+    private static final int AF_NETLINK = 16;
+    private static final int NETLINK_RDMA = 20;
 
     // the per-thread scratch: struct seccomp_notif, a reply or addfd, a pollfd, a /proc path, a stat
     private static final int AT_NOTIF = 0;
@@ -447,8 +449,14 @@ final class Listener {
      */
     private boolean restartable(int tid, int nr, long[] a) {
         return switch (nr) {
-            case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64, Syscalls.SYS_FSTAT ->
-                    deviceFile(tid, a[0]);
+            case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 ->
+                    deviceFile(tid, a[0]) || netlink.emulated(tid, a[0]);
+            case Syscalls.SYS_FSTAT -> deviceFile(tid, a[0]);
+            // the kernel's netlink socket calls never sleep interruptibly but in a receive
+            case NetlinkCalls.SYS_SOCKET -> netlinkSocket(a);
+            case NetlinkCalls.SYS_SENDTO, NetlinkCalls.SYS_SENDMSG, NetlinkCalls.SYS_BIND, NetlinkCalls.SYS_CONNECT,
+                    NetlinkCalls.SYS_GETSOCKNAME, NetlinkCalls.SYS_GETPEERNAME, NetlinkCalls.SYS_SETSOCKOPT,
+                    NetlinkCalls.SYS_GETSOCKOPT -> netlink.emulated(tid, a[0]);
             case Syscalls.SYS_NEWFSTATAT -> (a[3] & Syscalls.AT_EMPTY_PATH) != 0 && deviceFile(tid, a[0]);
             case Syscalls.SYS_STATX -> (a[2] & Syscalls.AT_EMPTY_PATH) != 0 && deviceFile(tid, a[0]);
             case Syscalls.SYS_OPEN -> (a[1] & Syscalls.O_ACCMODE) != 0 && opensAtOnce(tid, Syscalls.AT_FDCWD, a[0]);
@@ -456,6 +464,11 @@ final class Listener {
             case Syscalls.SYS_OPENAT2 -> opensAtOnce(tid, (int) a[0], a[1]);
             default -> false;
         };
+    }
+
+    /** socket(AF_NETLINK, *, NETLINK_RDMA): what the filter notifies of socket(). */
+    private static boolean netlinkSocket(long[] a) {
+        return a[0] == AF_NETLINK && a[2] == NETLINK_RDMA;
     }
 
     private boolean deviceFile(int tid, long fdArgument) {

@@ -147,6 +147,11 @@ final class NetlinkCalls {
         }
     }
 
+    /** The caller's descriptor is one of our netlink sockets. */
+    boolean emulated(int tid, long fd) {
+        return fd >= 0 && fd <= Integer.MAX_VALUE && sockets.lookup(tid, (int) fd) != null;
+    }
+
     /** A socket call on a range descriptor: served when it is an emulated netlink socket, else continued. */
     boolean serve(Notification n) throws Errno {
         NetlinkSocket s = sockets.lookup(n.tid(), (int) n.args()[0]);
