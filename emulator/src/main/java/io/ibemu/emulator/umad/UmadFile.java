@@ -86,13 +86,7 @@ final class UmadFile implements DeviceFile, MadAgentClient {
     void kill() {
         synchronized (layer.lock()) {
             agentsDead = true;
-            for (int i = 0; i < MAX_AGENTS; i++) {
-                MadAgent agent = agents[i];
-                agents[i] = null;
-                if (agent != null) {
-                    agent.port().unregister(agent);
-                }
-            }
+            unregisterAgents();
         }
         List<PollWaiter> toWake;
         synchronized (queueLock) {
@@ -458,17 +452,22 @@ final class UmadFile implements DeviceFile, MadAgentClient {
         }
     }
 
+    /** Every agent of the file unregistered (caller holds the fabric lock). */
+    private void unregisterAgents() {
+        for (int i = 0; i < MAX_AGENTS; i++) {
+            MadAgent agent = agents[i];
+            agents[i] = null;
+            if (agent != null) {
+                agent.port().unregister(agent);
+            }
+        }
+    }
+
     /** ib_umad_close: the file's agents go, and with them everything queued. */
     @Override
     public void release() {
         synchronized (layer.lock()) {
-            for (int i = 0; i < MAX_AGENTS; i++) {
-                MadAgent agent = agents[i];
-                agents[i] = null;
-                if (agent != null) {
-                    agent.port().unregister(agent);
-                }
-            }
+            unregisterAgents();
         }
         List<PollWaiter> toWake;
         synchronized (queueLock) {
