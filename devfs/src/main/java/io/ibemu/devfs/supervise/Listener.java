@@ -428,7 +428,7 @@ final class Listener {
      * the handler returns into the call again ({@link SignalFrame}).
      */
     private void signalReturn(Notification n) {
-        SignalFrame frame = SignalFrame.of(n.tid());
+        SignalFrame frame = SignalFrame.of(n.tid(), scratch() + AT_NODE_PATH);
         int nr = frame == null ? -1 : frame.interruptedCall();
         if (nr >= 0 && restartable(n.tid(), nr, frame.arguments()) && valid(n.id())) {
             try {

@@ -3,11 +3,8 @@ package io.ibemu.devfs.supervise;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.ProcessMemory;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * The registers a signal handler returns through: x86-64's {@code struct rt_sigframe} as
@@ -35,6 +32,9 @@ record SignalFrame(int tid, long context, long[] registers) {
     private static final int RCX = 14;
     private static final int RIP = 16;
     private static final int REGISTERS = 18;
+    /** Where in the scratch memory the /proc line goes, and its longest length. */
+    private static final int PROC_LINE = 256;
+    private static final com.kenai.jffi.MemoryIO MEMORY = Syscalls.MEMORY;
     private static final long EINTR = -Errno.EINTR;
     /** {@code syscall}. */
     private static final int SYSCALL_0 = 0x0f;
@@ -43,9 +43,12 @@ record SignalFrame(int tid, long context, long[] registers) {
     private static final int MOV_EAX = 0xb8;
     private static final int[] MOV_RAX = {0x48, 0xc7, 0xc0};
 
-    /** The frame of the handler {@code tid} is returning from (it is stopped in rt_sigreturn), or null. */
-    static SignalFrame of(int tid) {
-        long sp = stackPointer(tid);
+    /**
+     * The frame of the handler {@code tid} is returning from (it is stopped in rt_sigreturn), or
+     * null. {@code scratch}: 512 bytes of the calling thread's native memory.
+     */
+    static SignalFrame of(int tid, long scratch) {
+        long sp = stackPointer(tid, scratch);
         if (sp == 0) {
             return null;
         }
@@ -63,14 +66,37 @@ record SignalFrame(int tid, long context, long[] registers) {
         }
     }
 
-    /** /proc/TID/syscall of a task blocked in a call: "NR ARG0..ARG5 SP PC". */
-    private static long stackPointer(int tid) {
-        try {
-            String[] fields = Files.readString(Path.of("/proc", Integer.toString(tid), "syscall")).trim().split(" ");
-            return fields.length == 9 ? Long.parseUnsignedLong(fields[7].substring(2), 16) : 0;
-        } catch (IOException | RuntimeException e) {
+    /**
+     * /proc/TID/syscall of a task blocked in a call, "NR ARG0..ARG5 SP PC": its eighth field.
+     * Read with plain open/read into native memory: this runs for every handled signal.
+     */
+    private static long stackPointer(int tid, long scratch) {
+        Syscalls.putString(scratch, "/proc/" + tid + "/syscall");
+        int fd = Syscalls.LIBC.open(scratch, Syscalls.O_RDONLY | Syscalls.O_CLOEXEC);
+        if (fd < 0) {
             return 0;
         }
+        long length;
+        try {
+            length = Syscalls.LIBC.read(fd, scratch + PROC_LINE, PROC_LINE);
+        } finally {
+            Syscalls.LIBC.close(fd);
+        }
+        int field = 0;
+        long value = 0;
+        for (long i = 0; i < length; i++) {
+            int c = MEMORY.getByte(scratch + PROC_LINE + i) & 0xff;
+            if (c == ' ' || c == '\n') {
+                if (field == 7) {
+                    return value;
+                }
+                field++;
+                value = 0;
+            } else if (field == 7 && c != 'x') {
+                value = (value << 4) | Character.digit(c, 16);
+            }
+        }
+        return 0;
     }
 
     /**

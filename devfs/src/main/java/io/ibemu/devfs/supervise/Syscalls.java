@@ -25,6 +25,10 @@ final class Syscalls {
         int poll(long fds, long count, int timeoutMs);
 
         int close(int fd);
+
+        int open(long path, int flags);
+
+        long read(int fd, long buffer, long count);
     }
 
     static final Libc LIBC = LibraryLoader.create(Libc.class).failImmediately().load("c");
@@ -89,6 +93,7 @@ final class Syscalls {
     static final short POLLHUP = 0x10;
 
     static final int O_ACCMODE = 3;
+    static final int O_RDONLY = 0;
     static final int O_CREAT = 0100;
     static final int O_EXCL = 0200;
     static final int O_NONBLOCK = 04000;
