@@ -25,8 +25,7 @@ final class Requester {
 
     private final Hca hca;
     /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
-    static final int KEPT_STAGING = 16 << 20;
-    private ByteBuffer staging; // guarded by the model lock
+    private final StagingBuffer staging = new StagingBuffer(); // guarded by the model lock
 
     private enum Kind { DONE, RNR, LOST }
 
@@ -308,7 +307,7 @@ final class Requester {
         if (wr.isInline()) {
             return ByteBuffer.wrap(wr.inlineData().clone());
         }
-        ByteBuffer data = staging(length);
+        ByteBuffer data = staging.get(length);
         for (Sge s : wr.sgList()) {
             if (s.length() == 0) {
                 continue;
@@ -329,20 +328,6 @@ final class Requester {
         return data.flip();
     }
 
-    /**
-     * A direct buffer of {@code length} bytes for one message's payload, reused from message to
-     * message: the payload lives only while {@link #execute} delivers it (under the model lock,
-     * which guards this buffer), and process_vm_readv/writev then move it with no copy of ours.
-     */
-    private ByteBuffer staging(int length) {
-        if (length > KEPT_STAGING) {
-            return ByteBuffer.allocateDirect(length);
-        }
-        if (staging == null || staging.capacity() < length) {
-            staging = ByteBuffer.allocateDirect(Math.max(length, 4096));
-        }
-        return staging.clear().limit(length);
-    }
 
     /**
      * Writes {@code data} (from its position) across {@code sges} starting {@code skip} bytes

@@ -19,8 +19,7 @@ final class Responder {
     static final int GRH_SPACE = 40;
 
     private final Hca hca;
-    private static final int KEPT_STAGING = Requester.KEPT_STAGING;
-    private ByteBuffer staging; // guarded by the model lock
+    private final StagingBuffer staging = new StagingBuffer(); // guarded by the model lock
 
     Responder(Hca hca) {
         this.hca = hca;
@@ -176,7 +175,7 @@ final class Responder {
         if (!q.type().isReliable() || q.attrs.maxDestRdAtomic() == 0) {
             return invalidRequest(q);
         }
-        ByteBuffer data = staging((int) p.length());
+        ByteBuffer data = staging.get((int) p.length());
         if (p.length() > 0) {
             long host = remote(q, p, Access.REMOTE_READ, p.length());
             if (host < 0) {
@@ -191,19 +190,6 @@ final class Responder {
         return Response.readData(data.flip());
     }
 
-    /**
-     * A direct buffer for one READ response's data, reused: it lives only until the requester
-     * scatters it within the same delivery, under the model lock that guards it.
-     */
-    private ByteBuffer staging(int length) {
-        if (length > KEPT_STAGING) {
-            return ByteBuffer.allocateDirect(length);
-        }
-        if (staging == null || staging.capacity() < length) {
-            staging = ByteBuffer.allocateDirect(Math.max(length, 4096));
-        }
-        return staging.clear().limit(length);
-    }
 
     /** Atomics: 8 bytes at an 8-aligned address, done under the model lock (IBV_ATOMIC_HCA). */
     private Response atomic(QueuePair q, Packet p) {
