@@ -347,15 +347,7 @@ final class Daemon implements AutoCloseable {
         if (!args.isEmpty()) {
             throw new ControlException("settle takes no arguments");
         }
-        UdevWorker worker = udev;
-        try {
-            if (worker != null && !worker.settle(UDEV_SETTLE)) {
-                throw new ControlException("the udev rules are still running after " + UDEV_SETTLE.toSeconds() + " s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ControlException("interrupted");
-        }
+        hotplug.settle();
         return List.of();
     }
 

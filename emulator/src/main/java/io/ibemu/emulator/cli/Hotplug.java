@@ -174,7 +174,8 @@ final class Hotplug {
         }
     }
 
-    private void settle() throws ControlException {
+    /** Returns once the rules ran for every event so far (at once without --udev); `ctl settle` too. */
+    void settle() throws ControlException {
         UdevWorker worker = udev.get();
         try {
             if (worker != null && !worker.settle(SETTLE)) {
