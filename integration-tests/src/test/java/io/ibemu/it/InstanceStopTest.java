@@ -55,7 +55,9 @@ class InstanceStopTest {
 
     @Test
     void runEndsWhatItsCommandLeftBehind() throws Exception {
-        Result r = Ibemu.launcher("run", "--", "sh", "-c", "sleep 1000 </dev/null >/dev/null 2>&1 & echo $!")
+        // the pid is printed once the background child has exec'd sleep, so the launcher names it so
+        Result r = Ibemu.launcher("run", "--", "sh", "-c", "sleep 1000 </dev/null >/dev/null 2>&1 & p=$!; "
+                + "while [ \"$(cat /proc/$p/comm)\" != sleep ]; do :; done; echo $p")
                 .timeout(LauncherTest.RUN_TIMEOUT).run().assertOk();
         long sleep = Long.parseLong(r.out().strip());
         assertFalse(alive(sleep), "the command's background sleep outlived run: " + r);
