@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +31,24 @@ class InstanceStopTest {
         return pid;
     }
 
+    /** Waits until {@code pid} ignores signal {@code sig} (SigIgn of /proc/PID/status), at most 20 s. */
+    private static void awaitIgnoring(long pid, int sig) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                    if (line.startsWith("SigIgn:") && (Long.parseLong(line.substring(7).strip(), 16) & (1L << (sig - 1))) != 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            } catch (IOException | InterruptedException e) {
+                throw new AssertionError("pid " + pid + " gone before it ignored signal " + sig, e);
+            }
+        }
+        throw new AssertionError("pid " + pid + " never ignored signal " + sig);
+    }
+
     @Test
     void stopEndsAnExecdSleepOpenSmAndAProcessThatIgnoresSigterm() {
         Ibemu ib = Ibemu.start(Map.of("IBEMU_STOP_TIMEOUT", "3"));
@@ -38,6 +60,7 @@ class InstanceStopTest {
                     + " exec opensm -f " + dir + "/opensm.log");
             long stubborn = background(ib, "exec /usr/bin/python3 -c 'import signal, time; "
                     + "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(1000)'");
+            awaitIgnoring(stubborn, 15); // python's start-up takes a while: stop must meet the SIG_IGN
 
             Result stopped = ib.stop().assertOk();
 
