@@ -294,9 +294,6 @@ public final class Console {
 
     private List<String> counter(Args a) throws ControlException {
         Port p = a.port();
-        if (p.node().type() == NodeType.SWITCH && p.number() == 0) {
-            throw new ControlException("a switch's PMA counts ports 1.." + p.node().portCount() + ", not port 0");
-        }
         String name = a.word("a counter NAME as perfquery prints it, e.g. SymbolErrorCounter");
         Port.Counter counter = null;
         for (Port.Counter c : Port.Counter.values()) {
