@@ -5,6 +5,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.LinkSpeed;
 import io.ibemu.emulator.topology.LinkWidth;
+import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.TopologyWriter;
 import java.util.ArrayList;
@@ -347,7 +348,7 @@ public final class Console {
         List<String> out = new ArrayList<>();
         for (Node n : nodes) {
             out.add(String.format("%s %d \"%s\" guid 0x%016x \"%s\"%s", typeName(n), n.portCount(), n.id(), n.guid(),
-                    n.description(), locals.contains(n) ? " local" : ""));
+                    NodeDescriptionText.quote(n.description()), locals.contains(n) ? " local" : ""));
             for (Port p : n.ports()) {
                 out.add("  " + portLine(p));
             }
