@@ -55,7 +55,9 @@ public final class Console {
                                               a topology file
               topology                        only the fabric as a topology file
               objects                         per local HCA, the open uverbs files and the verbs
-                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd)
+                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
+                                              then "NAME (removed)" for a removed HCA whose files
+                                              are still open (their objects went with it)
               events                          the uevents of the emulated devices, oldest first, one a
                                               line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)
               settle                          wait until the udev rules have run for every event
