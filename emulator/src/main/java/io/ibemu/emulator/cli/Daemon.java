@@ -351,12 +351,16 @@ final class Daemon implements AutoCloseable {
         return List.of();
     }
 
-    /** `ctl objects`: each local HCA's open uverbs files and verbs objects. */
+    /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
         for (Hotplug.Plugged p : hotplug.all()) {
             UverbsDevice uverbs = p.uverbs();
             counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
+        }
+        for (UverbsDevice uverbs : hotplug.unpluggedStillOpen()) {
+            // files of a removed HCA stay open until their owners close them; their objects are gone
+            counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
         }
         return counts;
     }

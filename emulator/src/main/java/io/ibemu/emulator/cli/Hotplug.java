@@ -57,6 +57,8 @@ final class Hotplug {
     private final Set<Node> locals;
     private final Supplier<UdevWorker> udev;
     private final List<Plugged> plugged = new CopyOnWriteArrayList<>();
+    /** Removed HCAs' verbs devices, kept while files of theirs are open (the kernel's uverbs_dev refcount). */
+    private final List<UverbsDevice> unplugged = new CopyOnWriteArrayList<>();
 
     Hotplug(Machine machine, Set<Node> locals, Supplier<UdevWorker> udev) {
         this.m = machine;
@@ -72,6 +74,12 @@ final class Hotplug {
 
     List<Plugged> all() {
         return List.copyOf(plugged);
+    }
+
+    /** The removed HCAs' verbs devices that still have open files; those without are forgotten. */
+    List<UverbsDevice> unpluggedStillOpen() {
+        unplugged.removeIf(u -> !u.hasOpenFiles());
+        return List.copyOf(unplugged);
     }
 
     /** `ctl hca add|remove ...`. */
@@ -139,6 +147,9 @@ final class Hotplug {
         }
         p.uverbs().hca().close();
         plugged.remove(p);
+        if (p.uverbs().hasOpenFiles()) {
+            unplugged.add(p.uverbs());
+        }
         locals.remove(hca.node());
         return List.of(hca.name() + " removed");
     }

@@ -5,6 +5,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.LinkSpeed;
 import io.ibemu.emulator.topology.LinkWidth;
+import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.TopologyWriter;
 import java.util.ArrayList;
@@ -54,7 +55,9 @@ public final class Console {
                                               a topology file
               topology                        only the fabric as a topology file
               objects                         per local HCA, the open uverbs files and the verbs
-                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd)
+                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
+                                              then "NAME (removed)" for a removed HCA whose files
+                                              are still open (their objects went with it)
               events                          the uevents of the emulated devices, oldest first, one a
                                               line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)
               settle                          wait until the udev rules have run for every event
@@ -294,9 +297,6 @@ public final class Console {
 
     private List<String> counter(Args a) throws ControlException {
         Port p = a.port();
-        if (p.node().type() == NodeType.SWITCH && p.number() == 0) {
-            throw new ControlException("a switch's PMA counts ports 1.." + p.node().portCount() + ", not port 0");
-        }
         String name = a.word("a counter NAME as perfquery prints it, e.g. SymbolErrorCounter");
         Port.Counter counter = null;
         for (Port.Counter c : Port.Counter.values()) {
@@ -350,7 +350,7 @@ public final class Console {
         List<String> out = new ArrayList<>();
         for (Node n : nodes) {
             out.add(String.format("%s %d \"%s\" guid 0x%016x \"%s\"%s", typeName(n), n.portCount(), n.id(), n.guid(),
-                    n.description(), locals.contains(n) ? " local" : ""));
+                    NodeDescriptionText.quote(n.description()), locals.contains(n) ? " local" : ""));
             for (Port p : n.ports()) {
                 out.add("  " + portLine(p));
             }

@@ -4,9 +4,9 @@ import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.NodeDescription;
 import io.ibemu.emulator.mad.NodeInfo;
+import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeSpec;
 import io.ibemu.emulator.topology.NodeType;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -67,9 +67,9 @@ public final class Node {
         return spec.systemImageGuid();
     }
 
-    /** The NodeDescription as text (UTF-8) for dumps and topology files. */
+    /** The NodeDescription as text for dumps and topology files, every byte kept (NodeDescriptionText). */
     public String description() {
-        return new String(description, StandardCharsets.UTF_8);
+        return NodeDescriptionText.text(description);
     }
 
     /** The NodeDescription's bytes exactly, as written (a copy). */
@@ -196,13 +196,18 @@ public final class Node {
     }
 
     /** Text is cut at a character boundary within 64 bytes. */
+    /** The description's bytes, cut to 64 before a character that would not fit whole. */
     private static byte[] truncate(String d) {
-        byte[] b = d.getBytes(StandardCharsets.UTF_8);
+        byte[] b = NodeDescriptionText.bytes(d);
         if (b.length <= NodeDescription.MAX_BYTES) {
             return b;
         }
-        String s = new String(b, 0, NodeDescription.MAX_BYTES, StandardCharsets.UTF_8);
-        return (s.endsWith("\uFFFD") ? s.substring(0, s.length() - 1) : s).getBytes(StandardCharsets.UTF_8);
+        int cut = NodeDescription.MAX_BYTES;
+        // back over UTF-8 continuation bytes (10xxxxxx) to the start of the straddling character
+        for (int back = 0; back < 3 && (b[cut] & 0xC0) == 0x80; back++) {
+            cut--;
+        }
+        return java.util.Arrays.copyOf(b, (b[cut] & 0xC0) == 0x80 ? NodeDescription.MAX_BYTES : cut);
     }
 
     @Override

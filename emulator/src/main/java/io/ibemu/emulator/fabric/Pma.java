@@ -89,12 +89,15 @@ final class Pma {
         return MadStatus.SUCCESS;
     }
 
-    /** The ports PortSelect names: one port, or every port of a switch for 0xFF; null if invalid. */
+    /**
+     * The ports PortSelect names (IBA 16.1.3.5): one port, a switch's port 0 being its management
+     * port, or for 0xFF every port of a switch, 0 included (ibsim's do_portcounters); null if invalid.
+     */
     private static List<Port> selected(Node node, int portSelect) {
         if (portSelect == PerfAttribute.ALL_PORTS && node.type() == NodeType.SWITCH) {
-            return node.ports().subList(1, node.portCount() + 1);
+            return node.ports();
         }
-        if (portSelect < 1 || !node.hasPort(portSelect)) {
+        if (!node.hasPort(portSelect)) {
             return null;
         }
         return List.of(node.port(portSelect));

@@ -354,7 +354,7 @@ public final class TopologyParser {
                 if (last == 0) {
                     throw where.error("unterminated description: " + c);
                 }
-                description = c.substring(1, last);
+                description = NodeDescriptionText.unquote(c.substring(1, last));
                 tail = c.substring(last + 1);
             } else {
                 int cut = c.length();

@@ -22,6 +22,8 @@ import java.util.Map;
  * ends enable). CA LIDs are not written (ibsim's SM assigns them).</li>
  * </ul>
  * A link without width or speed is written without them and reads back without them.
+ * Descriptions are escaped as {@link NodeDescriptionText#quote} says (a quote, a backslash, control
+ * characters and bytes that are not UTF-8), so any node_desc reads back byte for byte.
  */
 public final class TopologyWriter {
     private TopologyWriter() {
@@ -110,12 +112,12 @@ public final class TopologyWriter {
                 if (n.type() == NodeType.SWITCH) {
                     out.append(String.format("switchguid=0x%x(%x)%n", n.nodeGuid(), n.portGuid(0)));
                     out.append(String.format("Switch\t%d %s\t\t# \"%s\" %s port 0 lid %d lmc 0%n", n.portCount(),
-                            name(n), n.description(), n.enhancedPort0() ? "enhanced" : "base", n.baseLid()));
+                            name(n), desc(n), n.enhancedPort0() ? "enhanced" : "base", n.baseLid()));
                 } else {
                     boolean ca = n.type() == NodeType.CA;
                     out.append(String.format("%sguid=0x%x%n", ca ? "ca" : "rt", n.nodeGuid()));
                     out.append(String.format("%s\t%d %s\t\t# \"%s\"%n", ca ? "Ca" : "Rt", n.portCount(), name(n),
-                            n.description()));
+                            desc(n)));
                 }
                 for (End e : ends.get(n.id())) {
                     if (e == null) {
@@ -126,12 +128,12 @@ public final class TopologyWriter {
                     if (n.type() == NodeType.SWITCH) {
                         out.append(String.format("[%d]\t%s[%d]%s\t\t# \"%s\" lid %d%s%n", e.port(), name(peer),
                                 e.peerPort(), peerIsSwitch ? "" : String.format("(%x) ", peer.portGuid(e.peerPort())),
-                                peer.description(), peer.baseLid(), rate(e.link())));
+                                desc(peer), peer.baseLid(), rate(e.link())));
                     } else {
                         out.append(String.format("[%d](%x) \t%s[%d]%s\t\t# lid %d lmc 0 \"%s\" lid %d%s%n", e.port(),
                                 n.portGuid(e.port()), name(peer), e.peerPort(),
                                 peerIsSwitch ? "" : String.format(" (%x) ", peer.portGuid(e.peerPort())),
-                                n.baseLid(), peer.description(), peer.baseLid(), rate(e.link())));
+                                n.baseLid(), desc(peer), peer.baseLid(), rate(e.link())));
                     }
                 }
             }
@@ -150,7 +152,7 @@ public final class TopologyWriter {
                     case SWITCH -> {
                         out.append(String.format("switchguid=0x%x(%x)%n", n.nodeGuid(), n.portGuid(0)));
                         out.append(String.format("Switch %d \"%s\" # \"%s\" %s port 0", n.portCount(), n.id(),
-                                n.description(), n.enhancedPort0() ? "enhanced" : "base"));
+                                desc(n), n.enhancedPort0() ? "enhanced" : "base"));
                         if (n.baseLid() != 0) {
                             out.append(String.format(" lid %d lmc 0", n.baseLid()));
                         }
@@ -160,7 +162,7 @@ public final class TopologyWriter {
                         boolean ca = n.type() == NodeType.CA;
                         out.append(String.format("%sguid=0x%x%n", ca ? "ca" : "rt", n.nodeGuid()));
                         out.append(String.format("%s %d \"%s\" # \"%s\"%n", ca ? "Hca" : "Rt", n.portCount(), n.id(),
-                                n.description()));
+                                desc(n)));
                     }
                 }
                 for (End e : ends.get(n.id())) {
@@ -175,6 +177,11 @@ public final class TopologyWriter {
                 }
             }
         }
+    }
+
+    /** The description as it goes between quotes, escaped so that the parser reads back its bytes. */
+    private static String desc(NodeSpec n) {
+        return NodeDescriptionText.quote(n.description());
     }
 
     private static String name(NodeSpec n) {

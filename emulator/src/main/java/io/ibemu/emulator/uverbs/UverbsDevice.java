@@ -23,6 +23,9 @@ import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * /dev/infiniband/uverbsN of one local HCA: {@code struct ib_uverbs_device}. Each open is a
@@ -42,6 +45,10 @@ public final class UverbsDevice implements CharDevice {
     private final int index;
     private final List<UverbsFile> files = new CopyOnWriteArrayList<>();
     private volatile boolean gone;
+    /** disassociate_srcu: commands share it, the device's removal takes it alone. */
+    private final ReentrantReadWriteLock commands = new ReentrantReadWriteLock();
+    private static final long COMMANDS_FINISH_MS = 5000;
+    private static final System.Logger LOG = System.getLogger(UverbsDevice.class.getName());
 
     /** Which file and handle a model object belongs to, for routing its async events. */
     private record Owner(UverbsFile file, UObject<?> object) {
@@ -194,24 +201,43 @@ public final class UverbsDevice implements CharDevice {
     }
 
     /**
-     * The HCA is unregistered (ib_uverbs_free_hw_resources): every context gets
-     * IB_EVENT_DEVICE_FATAL on its async queue, then event reads end with EIO and every further
-     * command fails with EIO.
+     * The HCA is unregistered (ib_uverbs_free_hw_resources): once the running commands are done,
+     * every open file's objects are destroyed at once, its context gets IB_EVENT_DEVICE_FATAL on
+     * its async queue, then event reads end with EIO and every further command fails with EIO;
+     * the files stay open until their owners close them.
      */
     public void disassociate() {
-        gone = true;
-        for (UverbsFile f : files) {
-            UverbsFile.Context c = f.context();
-            if (c != null) {
-                c.asyncEvents().asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null);
-                c.asyncEvents().close();
+        // uverbs_disassociate_api_pre: no command starts from now on, and those running finish first
+        boolean quiet = false;
+        try {
+            quiet = commands.writeLock().tryLock(COMMANDS_FINISH_MS, TimeUnit.MILLISECONDS);
+            gone = true;
+        } catch (InterruptedException e) {
+            gone = true;
+            Thread.currentThread().interrupt();
+        } finally {
+            if (quiet) {
+                commands.writeLock().unlock();
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "uverbs{0}: removed while a command still ran", index);
             }
-            f.channels.values().forEach(EventFile::close);
         }
+        for (UverbsFile f : files) {
+            f.disassociate();
+        }
+    }
+
+    /** Held (shared) while a command runs, so that {@link #disassociate} waits for those running. */
+    Lock commandRunning() {
+        return commands.readLock();
     }
 
     void closed(UverbsFile file) {
         files.remove(file);
+    }
+
+    public boolean hasOpenFiles() {
+        return !files.isEmpty();
     }
 
     boolean isGone() {

@@ -9,6 +9,7 @@ import io.ibemu.devfs.PollWaiter;
 import io.ibemu.devfs.ReadRequest;
 import io.ibemu.devfs.ReadResult;
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.emulator.hca.AsyncEvent;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -17,12 +18,14 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
 
 /**
  * One open of /dev/infiniband/uverbsN: {@code struct ib_uverbs_file}. It decodes each write() as
  * ib_uverbs_write and verify_hdr do, runs the command from {@link Commands}, and keeps the
  * file's objects in one {@link ObjectTable}. The last close destroys them, newest first, retrying
- * those still in use until none is left (uverbs_destroy_ufile_hw with RDMA_REMOVE_CLOSE).
+ * those still in use until none is left (uverbs_destroy_ufile_hw with RDMA_REMOVE_CLOSE); the
+ * device's removal does the same at once (RDMA_REMOVE_DRIVER_REMOVE, {@link #disassociate}).
  */
 final class UverbsFile implements DeviceFile {
     private static final System.Logger LOG = System.getLogger(UverbsFile.class.getName());
@@ -91,13 +94,19 @@ final class UverbsFile implements DeviceFile {
         int outWords = (int) HDR_OUT_WORDS.get(buf, 0);
         Command c = spec.extended() ? extended(caller, spec, buf, inWords, outWords)
                 : plain(caller, spec, buf, inWords, outWords);
-        if (device.isGone()) {
-            throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
+        Lock running = device.commandRunning();
+        running.lock();
+        try {
+            if (device.isGone()) {
+                throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
+            }
+            if (Commands.needsContext(spec)) {
+                requireContext();
+            }
+            spec.handler().run(c);
+        } finally {
+            running.unlock();
         }
-        if (Commands.needsContext(spec)) {
-            requireContext();
-        }
-        spec.handler().run(c);
         return count;
     }
 
@@ -192,10 +201,42 @@ final class UverbsFile implements DeviceFile {
     }
 
     /**
-     * __uverbs_cleanup_ufile: destroy newest first; an object still used by another (a PD with
-     * MRs) fails with EBUSY and is tried again in the next pass, until nothing is left.
+     * uverbs_destroy_ufile_hw(RDMA_REMOVE_DRIVER_REMOVE): the objects go now, not at close;
+     * then, as uverbs_async_event_destroy_uobj, IB_EVENT_DEVICE_FATAL on the async queue (after it
+     * reads end with EIO), and the completion channels close (ib_uverbs_free_event_queue: readers
+     * wake and get EIO). The file stays open; only its close is left to do.
      */
+    void disassociate() {
+        destroyObjects();
+        Context c = context;
+        if (c != null) {
+            c.asyncEvents().asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null);
+            c.asyncEvents().close();
+        }
+        channels.values().forEach(EventFile::close);
+    }
+
+    /** At the last close: every object (none left after a disassociate), then the async queue. */
     void destroyAll() {
+        destroyObjects();
+        Context c = context;
+        if (c != null) {
+            c.asyncEvents().close();
+        }
+    }
+
+    /**
+     * __uverbs_cleanup_ufile: destroy newest first; an object still used by another (a PD with
+     * MRs) fails with EBUSY and is tried again in the next pass, until nothing is left. One at a
+     * time per file: a close and a device removal may meet here.
+     */
+    private void destroyObjects() {
+        synchronized (objects) {
+            destroyPasses();
+        }
+    }
+
+    private void destroyPasses() {
         for (int pass = 0; pass < 16 && !objects.isEmpty(); pass++) {
             List<UObject<?>> round = objects.newestFirst(u -> true);
             boolean progress = false;
@@ -218,10 +259,6 @@ final class UverbsFile implements DeviceFile {
                     objects.remove(u);
                 }
             }
-        }
-        Context c = context;
-        if (c != null) {
-            c.asyncEvents().close();
         }
     }
 

@@ -78,7 +78,7 @@ class ConsoleTest {
         assertTrue(refused("drop switch 1 0.5 NoSuchAttribute").contains("PortInfo"));
         assertTrue(refused("counter local 1 Bogus 1").contains("SymbolErrorCounter"));
         assertTrue(refused("counter local 1 SymbolErrorCounter 65536").contains("0..65535"));
-        assertTrue(refused("counter switch 0 SymbolErrorCounter 1").contains("port 0"));
+        assertTrue(refused("counter node2 0 SymbolErrorCounter 1").contains("has ports 1..1, not 0"));
         assertTrue(refused("guid local zz").contains("not a GUID"));
         assertTrue(refused("lid switch 1 5").contains("port 0"));
         assertTrue(refused("lid local 1 49152").contains("out of range"));
@@ -98,6 +98,8 @@ class ConsoleTest {
         assertEquals(12, local.port(1).counters().symbolErrorCounter());
         run("counter switch 3 PortXmitData 0x100");
         assertEquals(256, sw.port(3).counters().portXmitData());
+        run("counter switch 0 SymbolErrorCounter 7");
+        assertEquals(7, sw.port(0).counters().symbolErrorCounter(), "the PMA counts the management port too");
 
         run("guid local 0x0011750000009900");
         assertEquals(0x0011750000009900L, local.guid());

@@ -128,6 +128,38 @@ class PmaTest {
     }
 
     @Test
+    void portSelectZeroIsTheSwitchManagementPort() {
+        // IBA 16.1.3.5: on a switch PortSelect 0 names port 0; ibsim's do_portcounters accepts 0..NumPorts
+        sw.port(0).count(Port.Counter.SYMBOL_ERRORS, 12);
+        sw.port(0).countReceive(80);
+        sw.port(1).count(Port.Counter.SYMBOL_ERRORS, 1);
+        byte[] r = answer(sw, 1, counters(Method.GET, 0, 0, 0));
+        assertEquals(0, Mad.status(r));
+        PortCounters zero = PortCounters.decode(r, D);
+        assertEquals(0, zero.portSelect());
+        assertEquals(12, zero.symbolErrorCounter(), "port 0's own counters, not port 1's");
+        assertEquals(20, zero.portRcvData());
+        PortCountersExtended e = PortCountersExtended.decode(answer(sw, 1, extended(Method.GET, 0, 0)), D);
+        assertEquals(20, e.portRcvData());
+        assertEquals(1, e.portRcvPkts());
+
+        PortCounters all = PortCounters.decode(answer(sw, 1, counters(Method.GET, 0xFF, 0, 0)), D);
+        assertEquals(13, all.symbolErrorCounter(), "AllPortSelect sums ports 0..NumPorts, as ibsim");
+
+        PortCounters cleared = PortCounters.decode(answer(sw, 1, counters(Method.SET, 0, 1, 0)), D);
+        assertEquals(0, cleared.symbolErrorCounter(), "CounterSelect bit 0 clears SymbolErrorCounter of port 0");
+        assertEquals(0, sw.port(0).counter(Port.Counter.SYMBOL_ERRORS));
+        assertEquals(1, sw.port(1).counter(Port.Counter.SYMBOL_ERRORS), "port 1 untouched");
+        answer(sw, 1, extended(Method.SET, 0, 0x02));
+        assertEquals(0, sw.port(0).counter(Port.Counter.RCV_DATA), "bit 1 PortRcvData");
+
+        assertEquals(MadStatus.INVALID_FIELD, Mad.status(answer(local, 1, counters(Method.GET, 0, 0, 0))),
+                "a CA has no port 0");
+        assertEquals(MadStatus.INVALID_FIELD,
+                Mad.status(answer(sw, 1, counters(Method.GET, sw.portCount() + 1, 0, 0))));
+    }
+
+    @Test
     void methodsAndVersions() {
         assertTrue(process(local, 1, perf(Method.GET_RESP, PerfAttribute.PORT_COUNTERS, 0)).isEmpty());
         assertTrue(process(local, 1, perf(Method.TRAP, PerfAttribute.PORT_COUNTERS, 0)).isEmpty());

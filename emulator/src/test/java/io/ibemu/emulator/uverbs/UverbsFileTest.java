@@ -117,6 +117,31 @@ class UverbsFileTest {
     }
 
     @Test
+    void disassociateDestroysEveryObjectAtOnceAndLeavesOnlyClose() throws Errno {
+        DeviceFile f = context();
+        int pd = allocPd(f);
+        caller.map(0x200000, 8192);
+        write(f, cmd(9, 12, 3, new long[] {RESP, 0x200000, 8192, 0x200000, pd | (1L << 32)}));
+        createCq(f);
+        DeviceFile idle = device.open(caller, 2); // no context yet
+        assertEquals(1, device.objectCounts().get("mr"));
+        assertEquals(1, hca.objectCounts().get("mr"));
+
+        // ib_uverbs_free_hw_resources: uverbs_destroy_ufile_hw(RDMA_REMOVE_DRIVER_REMOVE) for each file
+        device.disassociate();
+        assertEquals(Map.of("files", 2, "pd", 0, "mr", 0, "mw", 0, "cq", 0, "qp", 0, "srq", 0, "ah", 0, "xrcd", 0),
+                Map.copyOf(device.objectCounts()), "the files stay open, their objects are gone");
+        assertTrue(hca.objectCounts().values().stream().allMatch(n -> n == 0), hca.objectCounts().toString());
+        assertErrno(Errno.EIO, () -> allocPd(f));
+        assertErrno(Errno.EIO, () -> dealloc(f, pd));
+        assertErrno(Errno.EIO, () -> write(idle, cmd(0, 4, 2, new long[] {RESP})));
+        assertErrno(Errno.EIO, () -> device.open(caller, 2));
+        f.release();
+        idle.release();
+        assertEquals(0, device.objectCounts().get("files"));
+    }
+
+    @Test
     void postArraysPastTheWriteAreNoSpaceEvenWhenTheirSizeOverflows() throws Errno {
         DeviceFile f = context();
         // POST_SEND: response, qp_handle 0 | wr_count 2^32-1, sge_count 0 | wqe_size 2^32-1
