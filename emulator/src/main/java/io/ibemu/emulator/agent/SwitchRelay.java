@@ -7,65 +7,64 @@ import io.ibemu.emulator.fabric.Port;
  * What a switch does with a packet that reaches it (IBA 18.2.4): directed-route SMPs follow
  * their initial or return path (smi.c's receive, forward and send rules, with the LID-routed
  * parts at either end), every other packet goes out the port its LinearForwardingTable names
- * for the DLID, and packets for the switch's own LID go to its management port 0.
+ * for the DLID, and packets for the switch's own LID go to its management port 0. Each method
+ * returns the {@link Hop} the packet takes next (null: delivered here or discarded); the
+ * {@link Wire} crosses it.
  */
 final class SwitchRelay {
     private static final int NO_ROUTE = 0xFF;
 
-    private final MadLayer layer;
     private final Wire wire;
 
-    SwitchRelay(MadLayer layer, Wire wire) {
-        this.layer = layer;
+    SwitchRelay(Wire wire) {
         this.wire = wire;
     }
 
     /** A packet arriving on external port {@code in}. */
-    void arrive(Port in, Datagram d) {
+    Hop arrive(Port in, Datagram d) {
         Node sw = in.node();
         byte[] mad = d.mad();
         if (Smi.isLidRouted(mad)) {
             if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE && !Smp.direction(mad)
                     && Wire.isOwnLid(sw.port(0), d.dlid())) {
-                startDirectedRoute(sw, d);
-            } else {
-                route(sw, in.number(), d);
+                return startDirectedRoute(sw, d);
             }
-            return;
+            return route(sw, in.number(), d);
         }
         if (!Smi.receive(mad, true, in.number(), sw.portCount())) {
-            return;
+            return null;
         }
         switch (Smi.next(mad)) {
             case FORWARD -> {
                 int out = Smi.forwardPort(mad);
                 if (out >= 1 && out <= sw.portCount() && Smi.send(mad, true, out)) {
-                    wire.cross(sw.port(out), d);
+                    return new Hop(sw.port(out), d);
                 }
             }
             case SEND -> {
                 if (!Smi.send(mad, true, in.number())) {
-                    return;
+                    return null;
                 }
                 if (Smp.direction(mad)) {
                     // the return path ends here: this switch's SMI sends the rest of the way to
                     // DrSLID LID-routed, as from its port 0, so leaving by the arrival port is no loop
-                    route(sw, 0, readdressed(d, Smp.drSlid(mad)));
-                } else {
-                    wire.deliver(sw.port(0), d, in.number());
+                    return route(sw, 0, readdressed(d, Smp.drSlid(mad)));
                 }
+                wire.deliver(sw.port(0), d, in.number());
             }
             case LOCAL -> wire.deliver(sw.port(0), d, in.number());
         }
+        return null;
     }
 
     /** The LID-routed head of a directed-route SMP reached the switch where its path starts. */
-    private void startDirectedRoute(Node sw, Datagram d) {
+    private Hop startDirectedRoute(Node sw, Datagram d) {
         byte[] mad = d.mad();
         int out = Smp.initialPath(mad, 1);
         if (out >= 1 && out <= sw.portCount() && Smi.send(mad, true, out)) {
-            wire.cross(sw.port(out), d);
+            return new Hop(sw.port(out), d);
         }
+        return null;
     }
 
     /**
@@ -74,12 +73,12 @@ final class SwitchRelay {
      * sends back out the port it came in by (looping), is discarded and counted in the ingress
      * port's PortRcvSwitchRelayErrors ({@code inPort} 0: sent by the switch itself).
      */
-    void route(Node sw, int inPort, Datagram d) {
+    Hop route(Node sw, int inPort, Datagram d) {
         Port management = sw.port(0);
         int dlid = d.dlid();
         if (Wire.isOwnLid(management, dlid) || (dlid == Mads.PERMISSIVE_LID && Mads.isSmp(d.mad()))) {
             wire.deliver(management, d, inPort);
-            return;
+            return null;
         }
         int out = sw.route(dlid);
         if (out == 0) {
@@ -89,8 +88,9 @@ final class SwitchRelay {
                 sw.port(inPort).count(Port.Counter.RCV_SWITCH_RELAY_ERRORS, 1);
             }
         } else {
-            wire.cross(sw.port(out), d);
+            return new Hop(sw.port(out), d);
         }
+        return null;
     }
 
     private static Datagram readdressed(Datagram d, int dlid) {

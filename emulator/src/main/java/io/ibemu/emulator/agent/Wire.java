@@ -22,40 +22,51 @@ final class Wire {
 
     Wire(MadLayer layer) {
         this.layer = layer;
-        this.relay = new SwitchRelay(layer, this);
+        this.relay = new SwitchRelay(this);
     }
 
     /** A packet leaves a port: a CA's (or a switch's external) port, or a switch's management port 0. */
     void send(Port from, Datagram d) {
         Node node = from.node();
         if (node.type() == NodeType.SWITCH && from.number() == 0) {
-            relay.route(node, 0, d);
+            travel(relay.route(node, 0, d));
         } else if (node.type() != NodeType.SWITCH && Smi.isLidRouted(d.mad()) && isOwnLid(from, d.dlid())) {
             // a packet for the port's own LID loops back inside the HCA without touching the cable
             if (carries(from, Mads.isSmp(d.mad()))) {
-                arrive(from, d);
+                travel(arrive(from, d));
             }
         } else {
-            cross(from, d);
+            travel(new Hop(from, d));
+        }
+    }
+
+    /**
+     * Crosses cable after cable until the packet is delivered or lost. A loop rather than each hop
+     * calling the next: the recursion let C2 inline hop into hop (20-25 KB of code per method, a
+     * 14 MB compiler arena cold, docs/decisions.md "memory").
+     */
+    private void travel(Hop hop) {
+        while (hop != null) {
+            hop = cross(hop.out(), hop.datagram());
         }
     }
 
     /** Puts the packet on the cable at {@code out}; lost when the link cannot carry it. */
-    void cross(Port out, Datagram d) {
+    private Hop cross(Port out, Datagram d) {
         Port in = out.peer().orElse(null);
         boolean smp = Mads.isSmp(d.mad());
         if (in == null || !carries(out, smp) || !carries(in, smp) || out.dropsOutgoing(d.mad())) {
-            return;
+            return null;
         }
         out.countTransmit(MAD_PACKET_OCTETS);
         in.countReceive(MAD_PACKET_OCTETS);
-        arrive(in, d);
+        return arrive(in, d);
     }
 
-    private void arrive(Port in, Datagram d) {
+    /** The packet reached {@code in}: a switch relays it (the next hop), a CA takes it or drops it. */
+    private Hop arrive(Port in, Datagram d) {
         if (in.node().type() == NodeType.SWITCH) {
-            relay.arrive(in, d);
-            return;
+            return relay.arrive(in, d);
         }
         byte[] mad = d.mad();
         if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
@@ -66,6 +77,7 @@ final class Wire {
         } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Mads.PERMISSIVE_LID && Mads.isSmp(mad))) {
             deliver(in, d, in.number());
         }
+        return null;
     }
 
     /** smi_handle_dr_smp_recv and what follows it at a channel adapter, which never relays. */

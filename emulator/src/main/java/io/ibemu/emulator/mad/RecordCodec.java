@@ -1,9 +1,8 @@
 package io.ibemu.emulator.mad;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -20,22 +19,24 @@ import java.util.Set;
  * {@code long}, {@code boolean} (1 bit), {@code String} (a NUL-padded byte field),
  * {@code List<Integer>} and {@code List<Long>} (array fields). Built once per record type; a
  * component without a field, or a field without a component, is an error at class load.
+ * Components are read and records built through core reflection, not method handles: adapting
+ * handles to a generic shape spun ~100 lambda-form classes at the first MAD, whose bytecode
+ * generator C2 then compiled cold with a 16 MB arena (docs/decisions.md, memory).
  */
 public final class RecordCodec<R extends Record> {
     private enum Kind { INT, LONG, BOOLEAN, STRING, INT_LIST, LONG_LIST }
 
-    private record Binding(Field field, Kind kind, MethodHandle accessor) {
+    private record Binding(Field field, Kind kind, Method accessor) {
     }
 
     private final Class<R> type;
     private final Layout layout;
     private final List<Binding> bindings;
-    private final MethodHandle constructor;
+    private final Constructor<R> constructor;
 
     private RecordCodec(Class<R> type, Layout layout) {
         this.type = type;
         this.layout = layout;
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         RecordComponent[] components = type.getRecordComponents();
         List<Binding> list = new ArrayList<>();
         Set<String> bound = new HashSet<>();
@@ -46,16 +47,10 @@ public final class RecordCodec<R extends Record> {
                 types[i] = c.getType();
                 Field f = layout.field(c.getName());
                 Kind kind = kindOf(c, f);
-                list.add(new Binding(f, kind, lookup.unreflect(c.getAccessor())
-                        .asType(MethodType.methodType(Object.class, Record.class))));
+                list.add(new Binding(f, kind, c.getAccessor()));
                 bound.add(f.name());
             }
-            Constructor<R> ctor = type.getDeclaredConstructor(types);
-            // spread and erased once here, so decode calls invokeExact: invokeWithArguments
-            // would build a spreading invoker (and box through MethodType lookups) per call
-            this.constructor = lookup.unreflectConstructor(ctor)
-                    .asSpreader(Object[].class, components.length)
-                    .asType(MethodType.methodType(Object.class, Object[].class));
+            this.constructor = type.getDeclaredConstructor(types);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(type.getSimpleName() + ": " + e, e);
         }
@@ -142,13 +137,11 @@ public final class RecordCodec<R extends Record> {
             };
         }
         try {
-            @SuppressWarnings("unchecked")
-            R r = (R) (Object) constructor.invokeExact(args);
-            return r;
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            return constructor.newInstance(args);
+        } catch (InvocationTargetException e) {
+            throw rethrown(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -217,12 +210,24 @@ public final class RecordCodec<R extends Record> {
 
     private static Object read(Binding bd, Record r) {
         try {
-            return (Object) bd.accessor().invokeExact(r);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            return bd.accessor().invoke(r);
+        } catch (InvocationTargetException e) {
+            throw rethrown(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
         }
+    }
+
+    /** What the constructor or accessor threw, unwrapped as invokeExact would have left it. */
+    private static RuntimeException rethrown(InvocationTargetException e) {
+        Throwable t = e.getCause();
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error err) {
+            throw err;
+        }
+        return new IllegalStateException(t);
     }
 
     private static long fit(Field f, long v, boolean fullWidth) {
