@@ -94,8 +94,8 @@ class TrapSenderTest {
     @Test
     void cutSwitchLinkSendsTrap128UntilRepressed() throws Exception {
         f.assignLids(LID_A);
+        long first = System.nanoTime(); // before the cut: the repeat's clock starts inside it
         f.s1.port(3).cut();
-        long first = System.nanoTime();
 
         byte[] trap = assertNotice(sm.nextReceived(1000), 1, 2, 128, LID_S1);
         assertEquals(LID_S1, u16(trap, D + 10), "LIDADDR: the switch whose link changed");
