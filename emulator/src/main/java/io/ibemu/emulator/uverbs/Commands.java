@@ -98,6 +98,16 @@ final class Commands {
     private Commands() {
     }
 
+    /**
+     * The posts read their request in pieces (uverbs_request_start/next/finish, checked in
+     * PostCommands); every other handler starts with uverbs_request of its one struct.
+     */
+    private static final java.util.Set<Integer> READ_IN_PIECES = java.util.Set.of(28, 29, 36);
+
+    static boolean readsOneStruct(WriteCommand c) {
+        return c != NOT_SUPPORTED && (c.extended() || !READ_IN_PIECES.contains(c.number()));
+    }
+
     static boolean needsContext(WriteCommand c) {
         return c != NOT_SUPPORTED && (c.extended() || (c.number() != GET_CONTEXT && !LOOKUP_FIRST.contains(c.number())));
     }
