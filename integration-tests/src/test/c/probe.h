@@ -88,7 +88,8 @@ static int t_num, t_failed;
 #define NEED_IB (1u << 0)      /* an InfiniBand port: LIDs, QP0 and SMPs (rdma_cap_ib_smi) */
 #define NEED_PCI (1u << 1)     /* a PCI parent device (device/vendor in sysfs; rxe has none) */
 #define NEED_QIB (1u << 2)     /* the ib_qib driver's answers: ABI version, write() data path */
-static const char *const need_names[] = { "ib", "pci", "qib" };
+#define NEED_XRC (1u << 3)     /* XRC domains (device_cap_flags XRC); without, the XRCD methods are disabled */
+static const char *const need_names[] = { "ib", "pci", "qib", "xrc" };
 static unsigned t_needs_now;
 static unsigned t_have = ~0u;
 

@@ -94,6 +94,9 @@ final class UverbsFile implements DeviceFile {
         if (device.isGone()) {
             throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
         }
+        if (Commands.needsContextBeforeRequest(spec)) {
+            requireContext();
+        }
         if (Commands.readsOneStruct(spec)) {
             requireClearTail(c);
         }
