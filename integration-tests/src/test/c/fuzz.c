@@ -791,7 +791,7 @@ static int walk(int argc, char **argv);
 
 /* Cases per family of the default corpus (./fuzz with no arguments: what KernelConformanceTest runs). */
 #define CORPUS_SEED 1
-#define CORPUS_CASES 64
+#define CORPUS_CASES 128
 
 int main(int argc, char **argv)
 {

@@ -40,7 +40,7 @@ public record Conformance(String probe, Map<String, Outcome> kernel, Map<String,
      * a pattern over "probe: check", and why.
      */
     static final Map<Pattern, String> DEVIATION_KINDS = Map.of(
-            Pattern.compile("fuzz: (umad|issm) [0-9.]+: read of 0 bytes"),
+            Pattern.compile("fuzz: (umad|issm) [0-9.]+: (read|write) of 0 (random )?bytes"),
             "FUSE answers a zero-length read or write itself (fuse_direct_io sends no request for"
                     + " 0 bytes), so the driver's EINVAL (ib_umad_read/ib_umad_write: shorter than the"
                     + " header; issm has no read or write, vfs_read/vfs_write) cannot be given"
