@@ -92,6 +92,8 @@ class UverbsFileTest {
         assertEquals(1, caller.u32(RESP + 4));
         assertEquals(1, caller.installed.size());
         assertErrno(Errno.EINVAL, () -> write(f, cmd(0, 4, 2, new long[] {RESP})));
+        // the response is written before ib_init_ucontext refuses the second context
+        assertErrno(Errno.EFAULT, () -> write(f, cmd(0, 4, 2, new long[] {0x99990000L})));
     }
 
     @Test
