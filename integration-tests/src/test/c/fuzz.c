@@ -2,9 +2,17 @@
  * fuzz.c - random and mutated operations on every emulated interface, with a seed.
  *
  * Build: gcc -O2 -Wall -o fuzz fuzz.c
- * Run:   ./fuzz SEED OPS SECONDS [TARGETS]   inside an instance (scripts/ibemu exec)
- *        TARGETS: letters of u (umad), i (issm), s (sysfs), c (control socket), v (uverbs);
- *        default "uiscv". IBEMU_CONTROL names the control socket (STATE/control.sock).
+ * Two modes:
+ *   ./fuzz SEED OPS SECONDS [TARGETS]   the walk: one state carried from operation to operation
+ *        (inside an instance, scripts/ibemu exec); TARGETS: letters of u (umad), i (issm),
+ *        s (sysfs), c (control socket), v (uverbs); default "uiscv". IBEMU_CONTROL names the
+ *        control socket (STATE/control.sock).
+ *   ./fuzz [--cases SEED N [FAMILIES] | --case FAMILY SEED I]   the comparable corpus: N cases of
+ *        each family (u, i, v: the interfaces the kernel has too), each one operation of the walk
+ *        on fresh files set up from the case's own seed, printed as TAP with the device's answer
+ *        ("ok 7 - uverbs 1.6: command 0x10, ... # answer EOPNOTSUPP"). With no argument: seed 1,
+ *        CORPUS_CASES cases, what KernelConformanceTest runs on the kernel (VM) and on ibemu.
+ *        A case whose answer depends on what the device is says so with t_needs (probe.h).
  *
  * Each operation is drawn from a xorshift generator seeded with SEED, so a run repeats.
  * Checked for every call:
@@ -14,7 +22,7 @@
  *    except where the kernel itself writes and fails (umad read ENOSPC: header + first
  *    segment; REGISTER_AGENT2 EINVAL: the supported flags);
  *  - every control request gets a reply ending in "ok" or "error: ...", within 10 s.
- * Prints one line per failed check (at most 20), then
+ * The walk prints one line per failed check (at most 20), then
  *   "ops N umad N issm N sysfs N control N uverbs N errors N" and "N passed, N failed".
  * Exit 0 if every check held.
  */
@@ -53,7 +61,7 @@ static void fail(const char *what, const char *fmt, ...)
 	va_list ap;
 	if (checks_failed++ >= 20)
 		return;
-	printf("FAIL %s: ", what);
+	printf("# FAIL %s: ", what);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -64,8 +72,16 @@ static void fail(const char *what, const char *fmt, ...)
 /* errno must be in the zero-terminated list */
 static long by_errno[512];
 
+/* What a case compares between devices: the return and errno of its operation's last call. */
+static long answer_ret;
+static int answer_err;
+/* What the operation was (the same words on every device: drawn from the seed only). */
+static char op_desc[200];
+
 static void expect_errno(const char *what, long ret, int err, const int *allowed)
 {
+	answer_ret = ret;
+	answer_err = ret < 0 ? err : 0;
 	if (ret >= 0) {
 		checks_passed++;
 		return;
@@ -115,35 +131,64 @@ static const int UMAD_READ[] = { EINVAL, EAGAIN, ENOSPC, EFAULT, EIO, 0 };
 static const int UMAD_IOCTL[] = { EINVAL, ENOTTY, EFAULT, ENOMEM, EPERM, ENOSPC, 0 };
 static int umad_fd = -1;
 static int umad_hsz = HDR_OLD;
+/* What the case's operation needs of the device (probe.h NEED_*); ORed in as it is drawn. */
+static unsigned case_needs;
+static int umad_agent; /* the set-up registered an agent (a write can reach the send) */
 
-static void op_umad(void)
+/* A fresh file, with an agent or not. */
+static void umad_setup(void)
+{
+	uint8_t qpn;
+	if (umad_fd >= 0)
+		close(umad_fd);
+	umad_fd = open(umad_path(), O_RDWR | O_NONBLOCK);
+	umad_hsz = HDR_OLD;
+	umad_agent = 0;
+	if (umad_fd < 0) {
+		fail("umad open", "%s", ename(errno));
+		return;
+	}
+	if (below(2)) {
+		qpn = (uint8_t)below(2);
+		umad_agent = 1;
+		/* QP0 on a RoCE port: ib_register_mad_agent refuses (EPROTONOSUPPORT, no SMI there) */
+		if (qpn == 0)
+			case_needs |= NEED_IB;
+		reg1(umad_fd, qpn, below(2) ? CLS_SUBN_DR : (uint8_t)next(), 1, 0, next(), next(),
+		     (uint8_t)below(2), NULL);
+	}
+}
+
+/*
+ * A write that gets past ib_umad_write's agent lookup sends: on RoCE the address handle needs a
+ * GRH (rdma_check_ah_attr, EINVAL), on IB it goes out. Only writes with no agent compare.
+ */
+static void umad_write_needs(void)
+{
+	if (umad_agent)
+		case_needs |= NEED_IB;
+}
+
+/* One operation on the open file. */
+static void umad_act(void)
 {
 	uint8_t buf[BUF], mad[MAD_SIZE];
 	struct ib_user_mad_hdr h;
 	long r;
-	int cmd, k = (int)below(10);
+	int cmd;
 
-	if (umad_fd < 0 || k == 0) {
-		if (umad_fd >= 0)
-			close(umad_fd);
-		umad_fd = open(umad_path(), O_RDWR | O_NONBLOCK);
-		umad_hsz = HDR_OLD;
-		if (umad_fd < 0) {
-			fail("umad open", "%s", ename(errno));
-			return;
-		}
-		if (below(2))
-			reg1(umad_fd, (uint8_t)below(2), below(2) ? CLS_SUBN_DR : (uint8_t)next(), 1, 0,
-			     next(), next(), (uint8_t)below(2), NULL);
-		return;
-	}
 	switch (below(5)) {
-	case 0: /* a valid SubnGet, mutated or not, behind a random or sane header */
-		dr_smp(mad, M_GET, below(2) ? ATTR_NODE_INFO : (uint16_t)next(), (uint32_t)below(4), next());
-		if (below(2))
+	case 0: { /* a valid SubnGet, mutated or not, behind a random or sane header */
+		uint16_t attr = below(2) ? ATTR_NODE_INFO : (uint16_t)next();
+		int mutated, sane;
+		size_t n;
+		dr_smp(mad, M_GET, attr, (uint32_t)below(4), next());
+		mutated = (int)below(2);
+		if (mutated)
 			mutate(mad, sizeof(mad));
 		memset(&h, 0, sizeof(h));
-		if (below(3)) {
+		sane = below(3) != 0;
+		if (sane) {
 			h.id = (uint32_t)below(4);
 			h.lid = htons(0xffff);
 			h.timeout_ms = (uint32_t)below(3) * 10;
@@ -152,11 +197,17 @@ static void op_umad(void)
 		}
 		memcpy(buf, &h, umad_hsz);
 		memcpy(buf + umad_hsz, mad, sizeof(mad));
-		r = write(umad_fd, buf, (size_t)umad_hsz + (below(4) ? MAD_SIZE : below(2 * MAD_SIZE)));
+		n = (size_t)umad_hsz + (below(4) ? MAD_SIZE : below(2 * MAD_SIZE));
+		snprintf(op_desc, sizeof(op_desc), "write of %zu bytes: a SubnGet(0x%04x)%s behind a %s header",
+			 n, attr, mutated ? ", mutated," : "", sane ? "sane" : "random");
+		umad_write_needs();
+		r = write(umad_fd, buf, n);
 		expect_errno("umad write", r, errno, UMAD_WRITE);
 		break;
+	}
 	case 1: { /* a read of any size into a guarded buffer */
 		size_t n = below(BUF);
+		snprintf(op_desc, sizeof(op_desc), "read of %zu bytes", n);
 		fill_guard(buf, sizeof(buf));
 		r = read(umad_fd, buf, n);
 		expect_errno("umad read", r, errno, UMAD_READ);
@@ -169,10 +220,19 @@ static void op_umad(void)
 			IB_USER_MAD_ENABLE_PKEY, IB_USER_MAD_REGISTER_AGENT2 };
 		unsigned long req = below(3) ? known[below(4)]
 			: _IOC((unsigned)below(4), (unsigned)next() & 0xff, (unsigned)below(32), (unsigned)below(256));
+		struct ib_user_mad_reg_req r1;
+		struct ib_user_mad_reg_req2 r2;
 		fill_guard(buf, sizeof(buf));
 		random_bytes(buf, 16 + below(96));
 		memcpy(mad, buf, sizeof(mad));
 		fill_guard(buf + 128, sizeof(buf) - 128);
+		memcpy(&r1, buf, sizeof(r1));
+		memcpy(&r2, buf, sizeof(r2));
+		/* a registration on QP0 (ib_umad_reg_agent*: qpn 0 or 1) needs the SMI */
+		if ((req == IB_USER_MAD_REGISTER_AGENT && r1.qpn == 0) ||
+		    (req == IB_USER_MAD_REGISTER_AGENT2 && r2.qpn == 0))
+			case_needs |= NEED_IB;
+		snprintf(op_desc, sizeof(op_desc), "ioctl 0x%lx, random argument", req);
 		r = ioctl(umad_fd, req, buf);
 		cmd = errno;
 		expect_errno("umad ioctl", r, cmd, UMAD_IOCTL);
@@ -190,61 +250,94 @@ static void op_umad(void)
 	}
 	case 3: {
 		struct pollfd p = { umad_fd, (short)(POLLIN | POLLOUT), 0 };
+		snprintf(op_desc, sizeof(op_desc), "poll (the answer: revents)");
 		r = poll(&p, 1, 0);
 		if (r < 0)
 			fail("umad poll", "%s", ename(errno));
+		answer_ret = r < 0 ? -1 : p.revents;
+		answer_err = r < 0 ? errno : 0;
 		break;
 	}
-	default: /* garbage write of any size */
+	default: { /* garbage write of any size */
+		size_t n;
 		random_bytes(buf, 512);
-		r = write(umad_fd, buf, below(512));
+		n = below(512);
+		snprintf(op_desc, sizeof(op_desc), "write of %zu random bytes", n);
+		umad_write_needs();
+		r = write(umad_fd, buf, n);
 		expect_errno("umad write", r, errno, UMAD_WRITE);
 	}
+	}
+}
+
+static void op_umad(void)
+{
+	int k = (int)below(10);
+	if (umad_fd < 0 || k == 0)
+		umad_setup();
+	else
+		umad_act();
 }
 
 /* ---------------------------------------------------------------- issm */
 
 static int issm_fd = -1;
+static const int ISSM_OPEN[] = { EAGAIN, 0 };
 
-static void op_issm(void)
+static void issm_act(void)
 {
-	static const int OPEN[] = { EAGAIN, 0 }, RW[] = { EINVAL, 0 }, IOC[] = { ENOTTY, 0 };
+	static const int RW[] = { EINVAL, 0 }, IOC[] = { ENOTTY, 0 };
 	uint8_t buf[256];
+	size_t n;
 	long r;
 
 	switch (below(4)) {
 	case 0:
 		if (issm_fd >= 0) {
-			close(issm_fd);
+			snprintf(op_desc, sizeof(op_desc), "close");
+			answer_ret = close(issm_fd);
+			answer_err = answer_ret < 0 ? errno : 0;
 			issm_fd = -1;
 		} else {
+			snprintf(op_desc, sizeof(op_desc), "open");
 			issm_fd = open(issm_path(), O_RDWR | O_NONBLOCK);
-			expect_errno("issm open", issm_fd, errno, OPEN);
+			expect_errno("issm open", issm_fd, errno, ISSM_OPEN);
 		}
 		break;
 	case 1:
 		if (issm_fd >= 0) {
+			n = below(sizeof(buf));
+			snprintf(op_desc, sizeof(op_desc), "read of %zu bytes", n);
 			fill_guard(buf, sizeof(buf));
-			r = read(issm_fd, buf, below(sizeof(buf)));
+			r = read(issm_fd, buf, n);
 			expect_errno("issm read", r, errno, RW);
 			expect_untouched("issm read", buf, sizeof(buf));
 		}
 		break;
 	case 2:
 		if (issm_fd >= 0) {
-			r = write(issm_fd, buf, below(sizeof(buf)));
+			n = below(sizeof(buf));
+			snprintf(op_desc, sizeof(op_desc), "write of %zu bytes", n);
+			r = write(issm_fd, buf, n);
 			expect_errno("issm write", r, errno, RW);
 		}
 		break;
 	default:
 		if (issm_fd >= 0) {
+			unsigned long req = _IOC((unsigned)below(4), (unsigned)next() & 0xff, (unsigned)below(32),
+						 (unsigned)below(128));
+			snprintf(op_desc, sizeof(op_desc), "ioctl 0x%lx", req);
 			fill_guard(buf, sizeof(buf));
-			r = ioctl(issm_fd, _IOC((unsigned)below(4), (unsigned)next() & 0xff, (unsigned)below(32),
-						(unsigned)below(128)), buf);
+			r = ioctl(issm_fd, req, buf);
 			expect_errno("issm ioctl", r, errno, IOC);
 			expect_untouched("issm ioctl", buf, sizeof(buf));
 		}
 	}
+}
+
+static void op_issm(void)
+{
+	issm_act();
 }
 
 /* ---------------------------------------------------------------- sysfs */
@@ -435,17 +528,31 @@ static void uverbs_reset(void)
 	}
 }
 
-static void op_uverbs(void)
+/*
+ * Commands whose answer the driver decides (needs NEED_QIB, the profile ibemu presents), with the
+ * kernel function that decides it on rxe.
+ */
+static unsigned uverbs_command_needs(uint32_t command)
+{
+	switch (command) {
+	case IB_USER_VERBS_CMD_POLL_CQ:       /* rxe's data path is mmap'd rings: not offered through */
+	case IB_USER_VERBS_CMD_POST_RECV:     /* write() (the uapi disables the method, EOPNOTSUPP) */
+	case IB_USER_VERBS_CMD_POST_SRQ_RECV:
+	case IB_USER_VERBS_CMD_REREG_MR:      /* rxe has no rereg_user_mr: the method is disabled */
+		return NEED_QIB;
+	case IB_USER_VERBS_CMD_OPEN_XRCD:     /* UAPI_DEF_METHOD_NEEDS_FN(alloc_xrcd) and the rest of */
+	case IB_USER_VERBS_CMD_CLOSE_XRCD:    /* UVERBS_OBJECT_XRCD's write methods: disabled without */
+	case IB_USER_VERBS_CMD_OPEN_QP:       /* XRC (rxe), offered by ibemu */
+	case IB_USER_VERBS_CMD_CREATE_XSRQ:
+		return NEED_XRC;
+	default:
+		return 0;
+	}
+}
+
+static uint8_t *uverbs_response_buffer(void)
 {
 	static uint8_t *resp;
-	char what[128];
-	uint8_t body[512];
-	uint32_t command;
-	uint16_t in_words, out_words;
-	size_t blen;
-	long r;
-	int i, err;
-
 	if (!resp) {
 		/*
 		 * The response buffer ends at a PROT_NONE page: like the kernel's uverbs_response
@@ -457,10 +564,21 @@ static void op_uverbs(void)
 			t_bail("mmap: %s", strerror(errno));
 		resp = m;
 	}
-	if (uverbs_fd < 0 || below(50) == 0)
-		uverbs_reset();
-	if (uverbs_fd < 0)
-		return;
+	return resp;
+}
+
+/* One command with a random header and body on the open file. */
+static void uverbs_act(void)
+{
+	uint8_t *resp = uverbs_response_buffer();
+	char what[256];
+	uint8_t body[512];
+	uint32_t command;
+	uint16_t in_words, out_words;
+	size_t blen;
+	long r;
+	int i, err, ours;
+
 	/* commands 0..52 (GET_CONTEXT .. the last), extended or not, sane sizes or not */
 	command = (uint32_t)below(53);
 	if (below(8) == 0)
@@ -468,7 +586,8 @@ static void op_uverbs(void)
 	blen = below(4) ? 8 * below(16) : below(sizeof(body));
 	random_bytes(body, sizeof(body));
 	/* the leading u64 is the response pointer: our guarded buffer, or anything */
-	if (below(4)) {
+	ours = below(4) != 0;
+	if (ours) {
 		uint64_t p = (uintptr_t)resp;
 		memcpy(body, &p, sizeof(p));
 	}
@@ -477,20 +596,221 @@ static void op_uverbs(void)
 			memset(body + i, 0, 3);
 	in_words = below(4) ? (uint16_t)((sizeof(struct ib_uverbs_cmd_hdr) + blen) / 4) : (uint16_t)next();
 	out_words = below(2) ? (uint16_t)below(64) : (uint16_t)next();
+	snprintf(op_desc, sizeof(op_desc), "command 0x%x, in %u out %u words, %zu bytes, %s response pointer",
+		 command, in_words, out_words, blen, ours ? "a valid" : "a random");
+	case_needs |= uverbs_command_needs(command);
 	fill_guard(resp, BUF);
 	r = uv_raw(uverbs_fd, command, in_words, out_words, body, blen);
-	snprintf(what, sizeof(what), "uverbs command 0x%x (in %u out %u words, %zu bytes) %s", command, in_words,
-		 out_words, blen, r < 0 ? ename(errno) : "ok");
 	err = errno;
+	snprintf(what, sizeof(what), "uverbs %s: %s", op_desc, r < 0 ? ename(err) : "ok");
 	expect_errno(what, r, err, UVERBS_WRITE);
-	/* EFAULT from the zero fill past a response longer than the buffer comes after writing, as there */
-	if (r < 0 && !(err == EFAULT && (size_t)out_words * 4 > BUF))
+	/*
+	 * EFAULT from the zero fill past a response longer than the buffer comes after writing, as
+	 * there; GET_CONTEXT writes its response before ib_init_ucontext refuses a second context.
+	 */
+	if (r < 0 && !(err == EFAULT && (size_t)out_words * 4 > BUF) &&
+	    !(command == IB_USER_VERBS_CMD_GET_CONTEXT && err == EINVAL))
 		expect_untouched(what, resp, BUF);
+}
+
+static void op_uverbs(void)
+{
+	if (uverbs_fd < 0 || below(50) == 0)
+		uverbs_reset();
+	if (uverbs_fd >= 0)
+		uverbs_act();
+}
+
+/* ---------------------------------------------------------------- cases
+ *
+ * The comparable corpus (./fuzz with no arguments, or --cases): each case is one operation of the
+ * walk above on a fresh file set up from the case's own seed, so its answer does not depend on any
+ * earlier case and "fuzz --case FAMILY SEED" repeats it alone. Its TAP line carries the answer
+ * (return or errno) after "# answer", which Conformance compares between the kernel and ibemu;
+ * "ok" means the walk's invariants held (an errno the kernel can give, buffers untouched) and the
+ * device still answers afterwards on a new file.
+ */
+static int uverbs_had_context;
+
+static void uverbs_setup(void)
+{
+	uverbs_reset();
+	uverbs_had_context = 0;
+}
+
+/* The device still answers: a QUERY_PORT on the case's file, or a context on a new one. */
+static int uverbs_alive(void)
+{
+	struct ib_uverbs_get_context_resp ctx;
+	struct ib_uverbs_query_device_resp d;
+	int fd = open(uverbs_path(), O_RDWR | O_CLOEXEC), ok;
+	if (fd < 0)
+		return 0;
+	ok = uv_get_context(fd, &ctx) == 0 && uv_query_device(fd, &d) == 0;
+	if (ok)
+		close((int)ctx.async_fd);
+	close(fd);
+	return ok;
+}
+
+static int umad_alive(void)
+{
+	int fd = open(umad_path(), O_RDWR | O_NONBLOCK), ok;
+	if (fd < 0)
+		return 0;
+	/* a send-only GSI agent: registers on IB and RoCE alike (ib_register_mad_agent) */
+	ok = reg1(fd, 1, 0, 0, 0, 0, 0, 0, NULL) == 0;
+	close(fd);
+	return ok;
+}
+
+/* issm is free again once the case's file is closed (ib_umad_sm_close), and opens. */
+static int issm_alive(void)
+{
+	int fd;
+	if (issm_fd >= 0)
+		close(issm_fd);
+	issm_fd = -1;
+	fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* QUERY_DEVICE's device_cap_flags on a context of its own. */
+static int uverbs_has_xrc(void)
+{
+	struct ib_uverbs_get_context_resp ctx;
+	struct ib_uverbs_query_device_resp d;
+	int fd = open(uverbs_path(), O_RDWR | O_CLOEXEC), xrc = 0;
+	if (fd < 0)
+		return 0;
+	if (uv_get_context(fd, &ctx) == 0) {
+		close((int)ctx.async_fd);
+		xrc = uv_query_device(fd, &d) == 0 && (d.device_cap_flags & IB_UVERBS_DEVICE_XRC);
+	}
+	close(fd);
+	return xrc;
+}
+
+struct family {
+	char letter;
+	const char *name;
+	unsigned needs; /* of every case of the family */
+	void (*setup)(void);
+	void (*act)(void);
+	int (*alive)(void);
+};
+
+static void issm_setup(void)
+{
+	if (issm_fd >= 0)
+		close(issm_fd);
+	issm_fd = open(issm_path(), O_RDWR | O_NONBLOCK);
+	if (issm_fd < 0)
+		fail("issm open", "%s", ename(errno));
+}
+
+static void umad_close(void)
+{
+	if (umad_fd >= 0)
+		close(umad_fd);
+	umad_fd = -1;
+}
+
+static const struct family families[] = {
+	{ 'u', "umad", 0, umad_setup, umad_act, umad_alive },
+	{ 'i', "issm", 0, issm_setup, issm_act, issm_alive },
+	{ 'v', "uverbs", 0, uverbs_setup, uverbs_act, uverbs_alive },
+};
+
+static uint64_t case_seed(uint64_t seed, char letter, long i)
+{
+	return (seed * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(unsigned char)letter << 56) ^ ((uint64_t)i + 1);
+}
+
+static void run_case(const struct family *f, uint64_t seed, long i)
+{
+	char desc[320], answer[32];
+	long failed = checks_failed;
+	int alive;
+
+	rng = case_seed(seed, f->letter, i) * 0x2545F4914F6CDD1Dull + 1;
+	case_needs = f->needs;
+	answer_ret = 0;
+	answer_err = 0;
+	snprintf(op_desc, sizeof(op_desc), "(no operation)");
+	f->setup();
+	f->act();
+	alive = f->alive();
+	if (f->letter == 'u')
+		umad_close();
+	t_needs(case_needs);
+	snprintf(desc, sizeof(desc), "%s %llu.%ld: %s", f->name, (unsigned long long)seed, i, op_desc);
+	if (answer_ret < 0)
+		snprintf(answer, sizeof(answer), "%s", ename(answer_err));
+	else
+		snprintf(answer, sizeof(answer), "%ld", answer_ret);
+	t_answer_now = answer;
+	if (!alive)
+		t_line(0, desc, "the device no longer answers (a new %s file)", f->name);
+	else
+		t_line(checks_failed == failed, desc, "%ld invariants broken (FAIL lines above)", checks_failed - failed);
+	t_answer_now = NULL;
+	t_needs(0);
+}
+
+static int run_cases(uint64_t seed, long n, const char *targets, long only)
+{
+	size_t k;
+	char ibdev[64];
+	if (uverbs_ibdev(uverbs_path(), ibdev, sizeof(ibdev)) == 0)
+		t_detect(ibdev);
+	t_have |= uverbs_has_xrc() ? NEED_XRC : 0;
+	t_diag("xrc: %s", t_have & NEED_XRC ? "yes" : "no");
+	fd_floor = 3;
+	for (k = 0; k < sizeof(families) / sizeof(*families); k++) {
+		long i;
+		if (!strchr(targets, families[k].letter))
+			continue;
+		for (i = only >= 0 ? only : 0; i < (only >= 0 ? only + 1 : n); i++)
+			run_case(&families[k], seed, i);
+	}
+	umad_close();
+	if (issm_fd >= 0)
+		close(issm_fd);
+	if (uverbs_fd >= 0)
+		close(uverbs_fd);
+	return t_done();
 }
 
 /* ---------------------------------------------------------------- main */
 
+static int walk(int argc, char **argv);
+
+/* Cases per family of the default corpus (./fuzz with no arguments: what KernelConformanceTest runs). */
+#define CORPUS_SEED 1
+#define CORPUS_CASES 128
+
 int main(int argc, char **argv)
+{
+	if (argc == 1 || strcmp(argv[1], "--cases") == 0 || strcmp(argv[1], "--case") == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		watchdog(600);
+		if (argc == 1)
+			return run_cases(CORPUS_SEED, CORPUS_CASES, "uiv", -1);
+		if (argc < 4 || (strcmp(argv[1], "--case") == 0 && argc < 5))
+			t_bail("usage: fuzz --cases SEED N [FAMILIES] | fuzz --case FAMILY SEED I");
+		if (strcmp(argv[1], "--case") == 0)
+			return run_cases(strtoull(argv[3], NULL, 0), 0, argv[2], atol(argv[4]));
+		return run_cases(strtoull(argv[2], NULL, 0), atol(argv[3]), argc > 4 ? argv[4] : "uiv", -1);
+	}
+	return walk(argc, argv);
+}
+
+/* The walk: SEED OPS SECONDS [TARGETS], one state carried from operation to operation. */
+static int walk(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
 	long ops = argc > 2 ? atol(argv[2]) : 10000, done = 0;

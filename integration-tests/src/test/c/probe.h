@@ -88,7 +88,8 @@ static int t_num, t_failed;
 #define NEED_IB (1u << 0)      /* an InfiniBand port: LIDs, QP0 and SMPs (rdma_cap_ib_smi) */
 #define NEED_PCI (1u << 1)     /* a PCI parent device (device/vendor in sysfs; rxe has none) */
 #define NEED_QIB (1u << 2)     /* the ib_qib driver's answers: ABI version, write() data path */
-static const char *const need_names[] = { "ib", "pci", "qib" };
+#define NEED_XRC (1u << 3)     /* XRC domains (device_cap_flags XRC); without, the XRCD methods are disabled */
+static const char *const need_names[] = { "ib", "pci", "qib", "xrc" };
 static unsigned t_needs_now;
 static unsigned t_have = ~0u;
 
@@ -107,13 +108,22 @@ static inline const char *t_lacks(unsigned mask)
 
 static inline void t_line(int ok, const char *desc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The device's answer to the check's call (fuzz.c's cases: an errno name or a return value), or
+ * NULL. Printed at the end of the line as "# answer WHAT"; Conformance compares it between devices.
+ */
+static const char *t_answer_now;
+
 static inline void t_line(int ok, const char *desc, const char *fmt, ...)
 {
 	t_num++;
 	if (t_lacks(t_needs_now)) {
 		printf("ok %d - %s # SKIP needs %s\n", t_num, desc, t_lacks(t_needs_now));
-	} else if (ok) {
-		printf("ok %d - %s\n", t_num, desc);
+		fflush(stdout);
+		return;
+	}
+	if (ok) {
+		printf("ok %d - %s", t_num, desc);
 	} else {
 		t_failed++;
 		printf("not ok %d - %s", t_num, desc);
@@ -124,8 +134,10 @@ static inline void t_line(int ok, const char *desc, const char *fmt, ...)
 			vprintf(fmt, ap);
 			va_end(ap);
 		}
-		printf("\n");
 	}
+	if (t_answer_now)
+		printf(" # answer %s", t_answer_now);
+	printf("\n");
 	fflush(stdout);
 }
 

@@ -57,6 +57,35 @@ class ConformanceTest {
     }
 
     @Test
+    void answersMustBeTheSame() {
+        String kernel = String.join("\n",
+                "ok 1 - uverbs 1.0: command 0x3 # answer EOPNOTSUPP",
+                "ok 2 - uverbs 1.1: command 0x4 # answer ENOENT",
+                "not ok 3 - umad 1.2: poll: the device no longer answers (a new umad file) # answer 4",
+                "ok 4 - issm 1.3: read of 0 bytes # answer EINVAL",
+                "ok 5 - uverbs 1.4: command 0x1c # SKIP needs qib",
+                "1..5");
+        String ibemu = String.join("\n",
+                "ok 1 - uverbs 1.0: command 0x3 # answer EOPNOTSUPP",
+                "ok 2 - uverbs 1.1: command 0x4 # answer EINVAL",
+                "ok 3 - umad 1.2: poll # answer 4",
+                "ok 4 - issm 1.3: read of 0 bytes # answer 0",
+                "ok 5 - uverbs 1.4: command 0x1c # answer 0",
+                "1..5");
+        Conformance c = Conformance.of("fuzz", kernel, ibemu);
+        assertEquals(new Outcome(Outcome.Kind.PASS, "", "ENOENT"), c.kernel("uverbs 1.1: command 0x4"));
+        assertEquals(new Outcome(Outcome.Kind.FAIL, "the device no longer answers (a new umad file)", "4"),
+                c.kernel("umad 1.2: poll"));
+        assertEquals(Verdict.AGREE, c.verdict("uverbs 1.0: command 0x3"));
+        assertEquals(Verdict.DISAGREE, c.verdict("uverbs 1.1: command 0x4"), "the same pass, another errno");
+        assertEquals(Verdict.DISAGREE, c.verdict("umad 1.2: poll"));
+        assertEquals(Verdict.DEVIATION, c.verdict("issm 1.3: read of 0 bytes"), "FUSE answers 0-byte reads itself");
+        assertEquals(Verdict.NOT_COMPARED, c.verdict("uverbs 1.4: command 0x1c"));
+        assertTrue(c.markdown().contains("| uverbs 1.1: command 0x4 | ok (ENOENT) | ok (EINVAL) | disagree |"),
+                c.markdown());
+    }
+
+    @Test
     void aSkippedProbeIsOneEntry() {
         var k = Conformance.parse("# device rxe0 has:\n1..0 # SKIP needs ib\n");
         assertEquals(new Outcome(Outcome.Kind.SKIP, "needs ib"), k.get("(whole probe)"));

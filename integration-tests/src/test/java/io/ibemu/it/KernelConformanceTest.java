@@ -26,13 +26,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * goes to integration-tests/target/conformance.md (scripts/conformance copies it to
  * docs/conformance.md).
  *
+ * <p>fuzz runs with no arguments: its comparable corpus, one seeded case per line, each with the
+ * device's answer ("# answer EINVAL"), which must be the same on both.
+ *
  * <p>Not here: uverbs_data, whose every part needs the write() data path rxe does not offer and
  * a subnet manager for LIDs (RoCE has none); on rxe issm skips itself (QP0) and umad_rw runs
  * only its registration checks.
  */
 class KernelConformanceTest {
     static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "umad_kill", "issm", "umad_rmpp",
-            "umad_libibumad", "uverbs_abi");
+            "umad_libibumad", "uverbs_abi", "fuzz");
 
     static final Map<String, Result> kernelRuns = new LinkedHashMap<>();
     static final Map<String, Result> ibemuRuns = new LinkedHashMap<>();

@@ -9,7 +9,9 @@ import static io.ibemu.emulator.uverbs.WriteCommand.io;
 
 /**
  * The write() command table: what uverbs_cmd.c declares with DECLARE_UVERBS_WRITE(_EX), one
- * entry per command with its layouts and handler. Numbers are enum ib_uverbs_write_cmds and
+ * entry per command with its layouts and handler; udata as there (UAPI_DEF_WRITE_UDATA_*:
+ * MODIFY_QP and the multicast pair are plain UAPI_DEF_WRITE_I, so bytes past their struct are
+ * checked by uverbs_request). Numbers are enum ib_uverbs_write_cmds and
  * ib_uverbs_ex_write_cmds. A number inside the table's range that the device does not offer is
  * answered by the kernel's notsupp method (EOPNOTSUPP, after the header checks); one past the end,
  * or with unknown flag bits, fails at once (uapi_get_method).
@@ -53,12 +55,12 @@ final class Commands {
         in(23, "REQ_NOTIFY_CQ", Abi.REQ_NOTIFY_CQ, false, CqCommands::reqNotifyCq),
         io(24, "CREATE_QP", Abi.CREATE_QP, Abi.CREATE_QP_RESP, true, QpCommands::createQp),
         io(25, "QUERY_QP", Abi.QUERY_QP, Abi.QUERY_QP_RESP, false, QpCommands::queryQp),
-        in(26, "MODIFY_QP", Abi.MODIFY_QP, true, QpCommands::modifyQp),
+        in(26, "MODIFY_QP", Abi.MODIFY_QP, false, QpCommands::modifyQp),
         io(27, "DESTROY_QP", Abi.DESTROY_QP, Abi.DESTROY_QP_RESP, false, QpCommands::destroyQp),
         io(28, "POST_SEND", Abi.POST_SEND, Abi.POST_RESP, false, PostCommands::postSend),
         io(29, "POST_RECV", Abi.POST_RECV, Abi.POST_RESP, false, PostCommands::postRecv),
-        in(30, "ATTACH_MCAST", Abi.MCAST, true, QpCommands::attachMcast),
-        in(31, "DETACH_MCAST", Abi.MCAST, true, QpCommands::detachMcast),
+        in(30, "ATTACH_MCAST", Abi.MCAST, false, QpCommands::attachMcast),
+        in(31, "DETACH_MCAST", Abi.MCAST, false, QpCommands::detachMcast),
         io(32, "CREATE_SRQ", Abi.CREATE_SRQ, Abi.CREATE_SRQ_RESP, true, SrqCommands::createSrq),
         in(33, "MODIFY_SRQ", Abi.MODIFY_SRQ, true, SrqCommands::modifySrq),
         io(34, "QUERY_SRQ", Abi.QUERY_SRQ, Abi.QUERY_SRQ_RESP, false, SrqCommands::querySrq),
@@ -90,16 +92,33 @@ final class Commands {
     }
 
     /**
-     * The destroys find their object before anything asks for a context, so without one they fail
-     * the lookup (ENOENT); every other command needs the context first (ib_uverbs_get_ucontext).
+     * Which handlers need the context, and when. ib_uverbs_query_device/query_port and
+     * ib_uverbs_ex_query_device ask for it (ib_uverbs_get_ucontext) before reading their request;
+     * the handlers that start by creating an object (uobj_alloc) need it right after the request;
+     * every other one starts with a lookup, which finds nothing without a context (ENOENT).
      */
-    private static final java.util.Set<Integer> LOOKUP_FIRST = java.util.Set.of(4, 8, 13, 16, 20, 27, 35, 38);
+    private static final java.util.Set<Integer> CONTEXT_BEFORE_REQUEST = java.util.Set.of(1, 2);
+    private static final java.util.Set<Integer> EX_CONTEXT_BEFORE_REQUEST = java.util.Set.of(1);
+    private static final java.util.Set<Integer> ALLOC_FIRST = java.util.Set.of(3, 5, 9, 14, 17, 18, 24, 32, 37, 39, 40);
+    private static final java.util.Set<Integer> EX_ALLOC_FIRST = java.util.Set.of(18, 24);
 
-    private Commands() {
+    /**
+     * The posts read their request in pieces (uverbs_request_start/next/finish, checked in
+     * PostCommands); every other handler starts with uverbs_request of its one struct.
+     */
+    private static final java.util.Set<Integer> READ_IN_PIECES = java.util.Set.of(28, 29, 36);
+
+    static boolean readsOneStruct(WriteCommand c) {
+        return c != NOT_SUPPORTED && (c.extended() || !READ_IN_PIECES.contains(c.number()));
+    }
+
+    static boolean needsContextBeforeRequest(WriteCommand c) {
+        return c != NOT_SUPPORTED && (c.extended() ? EX_CONTEXT_BEFORE_REQUEST : CONTEXT_BEFORE_REQUEST).contains(c.number());
     }
 
     static boolean needsContext(WriteCommand c) {
-        return c != NOT_SUPPORTED && (c.extended() || (c.number() != GET_CONTEXT && !LOOKUP_FIRST.contains(c.number())));
+        return c != NOT_SUPPORTED && (needsContextBeforeRequest(c)
+                || (c.extended() ? EX_ALLOC_FIRST : ALLOC_FIRST).contains(c.number()));
     }
 
     /** uapi_get_method: the command for a header's command word. */

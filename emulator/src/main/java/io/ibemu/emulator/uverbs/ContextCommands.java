@@ -16,12 +16,15 @@ final class ContextCommands {
      * ib_uverbs_get_context: the context and its async event file, whose new descriptor the
      * response names. The response must be writable before the descriptor is installed, so a bad
      * response address leaves no descriptor behind (and a failed command no changed response).
+     * A second context is refused after that (ib_init_ucontext comes after uverbs_response): a
+     * bad address is EFAULT there too. The kernel has written its response by then; ibemu leaves
+     * it as it was.
      */
     static void getContext(Command c) throws Errno {
+        c.checkResponseWritable();
         if (c.file.context() != null) {
             throw Errno.of(Errno.EINVAL);
         }
-        c.checkResponseWritable();
         byte[] resp = c.newResponse();
         EventFile async = EventFile.asyncEvents();
         int fd = c.caller.installFile(async, EVENT_FILE_FLAGS);

@@ -28,11 +28,12 @@ final class PdCommands {
 
     /** ib_uverbs_create_ah: an unknown PD is EINVAL, as is a port the device lacks. */
     static void createAh(Command c) throws Errno {
-        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         AhAttributes attr = ahAttributes(c, Abi.CREATE_AH, "attr.");
+        // ib_uverbs_create_ah: rdma_is_port_valid before the PD's lookup
         if (attr.portNum() < 1 || attr.portNum() > c.file.device.hca().attributes().physPortCnt()) {
             throw Errno.of(Errno.EINVAL);
         }
+        ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         AddressHandle ah = c.file.device.hca().createAh(pd, attr);
         UObject<AddressHandle> u = c.file.objects.add(ObjectType.AH, ah, c.u("user_handle"));
         byte[] resp = c.newResponse();

@@ -100,6 +100,12 @@ final class UverbsFile implements DeviceFile {
             if (device.isGone()) {
                 throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
             }
+            if (Commands.needsContextBeforeRequest(spec)) {
+                requireContext();
+            }
+            if (Commands.readsOneStruct(spec)) {
+                requireClearTail(c);
+            }
             if (Commands.needsContext(spec)) {
                 requireContext();
             }
@@ -108,6 +114,19 @@ final class UverbsFile implements DeviceFile {
             running.unlock();
         }
         return count;
+    }
+
+    /**
+     * uverbs_request, the first thing every handler does: the request struct is copied, and bytes
+     * the caller wrote past it must be zero (ib_is_buffer_cleared), else EOPNOTSUPP, before any
+     * lookup or context check.
+     */
+    private static void requireClearTail(Command c) throws Errno {
+        for (int i = c.spec.request().size(); i < c.inLength; i++) {
+            if (c.in[i] != 0) {
+                throw Errno.of(Errno.EOPNOTSUPP);
+            }
+        }
     }
 
     /** verify_hdr for a command without FLAG_EXTENDED, then the udata split of ib_uverbs_write. */

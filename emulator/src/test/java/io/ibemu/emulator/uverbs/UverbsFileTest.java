@@ -71,6 +71,20 @@ class UverbsFileTest {
     }
 
     @Test
+    void bytesPastTheRequestStructMustBeZeroBeforeAnyLookup() throws Errno {
+        DeviceFile f = device.open(caller, 2);
+        // DEALLOC_PD (a 4-byte struct) of unknown handle 9, then a nonzero word past the struct
+        assertErrno(Errno.ENOENT, () -> write(f, cmd(4, 4, 0, new long[] {9})));
+        assertErrno(Errno.EOPNOTSUPP, () -> write(f, cmd(4, 4, 0, new long[] {9 | (1L << 32)})));
+        // CREATE_COMP_CHANNEL without a context: the tail is checked before the context
+        assertErrno(Errno.EINVAL, () -> write(f, cmd(17, 6, 1, new long[] {RESP, 0})));
+        assertErrno(Errno.EOPNOTSUPP, () -> write(f, cmd(17, 6, 1, new long[] {RESP, 1})));
+        // ALLOC_PD takes driver data (udata) after its struct: no tail to check
+        DeviceFile g = context();
+        write(g, cmd(3, 6, 1, new long[] {RESP, 1}));
+    }
+
+    @Test
     void getContextInstallsTheAsyncFileOnceAndAnswersItsNumber() throws Errno {
         DeviceFile f = device.open(caller, 2);
         write(f, cmd(0, 4, 2, new long[] {RESP}));
@@ -78,6 +92,8 @@ class UverbsFileTest {
         assertEquals(1, caller.u32(RESP + 4));
         assertEquals(1, caller.installed.size());
         assertErrno(Errno.EINVAL, () -> write(f, cmd(0, 4, 2, new long[] {RESP})));
+        // the response is written before ib_init_ucontext refuses the second context
+        assertErrno(Errno.EFAULT, () -> write(f, cmd(0, 4, 2, new long[] {0x99990000L})));
     }
 
     @Test
