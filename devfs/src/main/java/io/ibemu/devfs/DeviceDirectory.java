@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * A flat directory of character-device-like files served over FUSE (libfuse2 through jnr-fuse):
+ * A flat directory of character-device-like files served over FUSE ({@link Transport#DIRECT}:
+ * the kernel protocol on /dev/fuse, {@link DirectFileSystem}; or libfuse2 through jnr-fuse):
  * each file is a regular file of size 0 whose open/read/write/ioctl/poll/release reach a
  * {@link CharDevice} and the {@link DeviceFile}s it opens.
  *
@@ -45,7 +46,32 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int O_NONBLOCK = 04000;
     private static final int O_CLOEXEC = 02000000;
 
+    /** How the FUSE requests are read and answered. */
+    public enum Transport {
+        /** /dev/fuse read and written by this package ({@link DirectFileSystem}). */
+        DIRECT,
+        /** libfuse2's high-level API through jnr-fuse ({@link DeviceFileSystem}): kept to measure against. */
+        LIBFUSE;
+
+        /** "direct" or "libfuse". */
+        public static Transport of(String name) {
+            return switch (name) {
+                case "direct" -> DIRECT;
+                case "libfuse" -> LIBFUSE;
+                default -> throw new IllegalArgumentException("unknown FUSE transport: " + name);
+            };
+        }
+    }
+
+    /** The transport of directories made without one: the system property ibemu.fuse.transport, else direct. */
+    public static Transport defaultTransport() {
+        return Transport.of(System.getProperty("ibemu.fuse.transport", "direct"));
+    }
+
     private final String fsName;
+    private final Transport transport;
+    /** With {@link Transport#DIRECT}; else null. */
+    private final DirectFileSystem direct;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     /** One-shot entries behind the files {@link #openFile} opens: never listed, used by one open. */
     private final Map<String, Entry> hidden = new ConcurrentHashMap<>();
@@ -60,11 +86,21 @@ public final class DeviceDirectory implements AutoCloseable {
     private volatile int loopResult = Integer.MIN_VALUE;
 
     public DeviceDirectory(String fsName) {
+        this(fsName, defaultTransport());
+    }
+
+    public DeviceDirectory(String fsName, Transport transport) {
         if (!FS_NAME.matcher(fsName).matches()) {
             throw new IllegalArgumentException("fsname must match " + FS_NAME + ": " + fsName);
         }
         this.fsName = fsName;
-        this.fileSystem = new DeviceFileSystem(entries, hidden);
+        this.transport = transport;
+        this.fileSystem = transport == Transport.LIBFUSE ? new DeviceFileSystem(entries, hidden) : null;
+        this.direct = transport == Transport.DIRECT ? new DirectFileSystem(fsName, entries, hidden) : null;
+    }
+
+    public Transport transport() {
+        return transport;
     }
 
     /** Adds (or replaces) the file {@code name} with permission bits {@code mode} (e.g. 0666). */
@@ -240,12 +276,23 @@ public final class DeviceDirectory implements AutoCloseable {
         if (!Files.isDirectory(target)) {
             throw new IOException("mount point is not a directory: " + target);
         }
-        String[] argv = {fsName, "-f", target.toString(), "-o",
-            "allow_other,default_permissions,attr_timeout=0,max_read=131072,big_writes,max_write=131072,fsname=" + fsName};
-        Thread thread = new Thread(() -> {
-            loopResult = fileSystem.mainLoop("devfs-" + fsName, argv);
-            loopEnded();
-        }, "devfs-" + fsName);
+        Runnable serve;
+        if (direct != null) {
+            direct.mount(target);
+            serve = () -> {
+                loopResult = direct.serve();
+                loopEnded();
+            };
+        } else {
+            String[] argv = {fsName, "-f", target.toString(), "-o",
+                "allow_other,default_permissions,attr_timeout=0,max_read=131072,big_writes,max_write=131072,fsname="
+                    + fsName};
+            serve = () -> {
+                loopResult = fileSystem.mainLoop("devfs-" + fsName, argv);
+                loopEnded();
+            };
+        }
+        Thread thread = new Thread(serve, "devfs-" + fsName);
         thread.setDaemon(true);
         thread.start();
         used = true;
@@ -268,7 +315,7 @@ public final class DeviceDirectory implements AutoCloseable {
     private void loopEnded() {
         boolean unexpected;
         synchronized (this) {
-            unexpected = loop == Thread.currentThread() && fileSystem.initialized.getCount() == 0;
+            unexpected = loop == Thread.currentThread() && initialized().getCount() == 0;
         }
         if (unexpected) {
             Fatal.raise("the FUSE loop of " + fsName + " ended (status " + loopResult + ")");
@@ -278,7 +325,7 @@ public final class DeviceDirectory implements AutoCloseable {
     private void awaitMounted(Thread thread, Path target) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MOUNT_TIMEOUT_MS);
         try {
-            while (!fileSystem.initialized.await(10, TimeUnit.MILLISECONDS)) {
+            while (!initialized().await(10, TimeUnit.MILLISECONDS)) {
                 if (!thread.isAlive()) {
                     throw new IOException("cannot mount " + fsName + " at " + target + ": libfuse returned "
                             + loopResult + " (see its message on stderr)");
@@ -294,6 +341,10 @@ public final class DeviceDirectory implements AutoCloseable {
         if (filesystemType(target) != FUSE_SUPER_MAGIC) {
             throw new IOException(target + " is not a FUSE mount after mounting " + fsName);
         }
+    }
+
+    private java.util.concurrent.CountDownLatch initialized() {
+        return direct != null ? direct.initialized : fileSystem.initialized;
     }
 
     private static long filesystemType(Path path) {
@@ -331,9 +382,19 @@ public final class DeviceDirectory implements AutoCloseable {
             }
             shutdownHook = null;
         }
-        fileSystem.startClosing();
-        stopLoop(thread, target);
-        for (OpenFile file : fileSystem.handles.removeAll()) {
+        if (direct != null) {
+            direct.startClosing();
+            if (!direct.stop(thread, target, CLOSE_TIMEOUT_MS)) {
+                LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
+                        fsName, target);
+            }
+            DirectFileSystem.detach(target);
+        } else {
+            fileSystem.startClosing();
+            stopLoop(thread, target);
+        }
+        HandleTable handles = direct != null ? direct.handles() : fileSystem.handles;
+        for (OpenFile file : handles.removeAll()) {
             try {
                 file.release();
             } catch (Throwable t) {

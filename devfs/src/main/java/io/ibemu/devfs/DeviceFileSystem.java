@@ -24,7 +24,7 @@ import java.util.concurrent.CountDownLatch;
  * <p>No exception leaves a callback: a device's {@link Errno} becomes {@code -errno}, anything
  * else is logged and becomes {@code -EIO}.
  */
-final class DeviceFileSystem extends FuseStubFS {
+final class DeviceFileSystem extends FuseStubFS implements PollNotice {
 
     private static final System.Logger LOG = System.getLogger(DeviceFileSystem.class.getName());
 
@@ -34,10 +34,10 @@ final class DeviceFileSystem extends FuseStubFS {
      * A request this large may be the first piece of a larger syscall: the first piece covers 32
      * pages of the caller's buffer, so it is 128 KiB less the buffer's offset in its page.
      */
-    private static final int SPLIT_CANDIDATE = MAX_REQUEST - 4096;
+    static final int SPLIT_CANDIDATE = MAX_REQUEST - 4096;
     /** Larger writes are refused: the device sees a write whole or not at all. */
     private static final long MAX_JOINED_WRITE = 64L << 20;
-    private static final int MAX_READ_COUNT = Integer.MAX_VALUE - 64;
+    static final int MAX_READ_COUNT = Integer.MAX_VALUE - 64;
 
     // struct fuse_file_info on LP64: int flags @0, ..., uint64_t fh @24
     private static final long FI_FLAGS = 0;
@@ -94,8 +94,19 @@ final class DeviceFileSystem extends FuseStubFS {
         return result;
     }
 
-    boolean closing() {
+    @Override
+    public boolean closing() {
         return closing;
+    }
+
+    @Override
+    public void notify(long handle) {
+        Fuse2.LIB.fuse_notify_poll(handle);
+    }
+
+    @Override
+    public void destroy(long handle) {
+        Fuse2.LIB.fuse_pollhandle_destroy(handle);
     }
 
     /** From now on devices see every caller as interrupted and no poll notification is sent. */
@@ -321,7 +332,7 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     /** A read that fails after writing into the buffer: FUSE replies carry data or an errno. */
-    private static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
+    static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
             throws Errno {
         BlockedSyscall read = syscall != null ? syscall : BlockedSyscall.of(caller.tid());
         if (read == null || !read.isRead()) {
@@ -357,7 +368,7 @@ final class DeviceFileSystem extends FuseStubFS {
      * kernel's copy_from_user of the whole buffer, a fault anywhere in it is EFAULT; a write
      * past the join limit is refused whole (ENOMEM, an allocation that fails), never cut short.
      */
-    private static byte[] wholeWrite(RequestCaller caller, int size) throws Errno {
+    static byte[] wholeWrite(RequestCaller caller, int size) throws Errno {
         BlockedSyscall syscall = BlockedSyscall.of(caller.tid());
         if (syscall == null || !syscall.isWrite() || syscall.count() <= size) {
             return null;
@@ -451,7 +462,7 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     /** FUSE refuses errors outside 1..511. */
-    private static int errno(int code) {
+    static int errno(int code) {
         return code > 0 && code < 512 ? code : Errno.EIO;
     }
 
@@ -463,6 +474,6 @@ final class DeviceFileSystem extends FuseStubFS {
     }
 
     /** One read(2) as the device sees it. */
-    private record Read(Caller caller, int count, boolean nonBlocking) implements ReadRequest {
+    record Read(Caller caller, int count, boolean nonBlocking) implements ReadRequest {
     }
 }

@@ -16,6 +16,7 @@ public final class Errno extends Exception {
     public static final int EACCES = 13;
     public static final int EEXIST = 17;
     public static final int ENODEV = 19;
+    public static final int ENOTDIR = 20;
     public static final int EINVAL = 22;
     public static final int EMFILE = 24;
     public static final int ENOTTY = 25;

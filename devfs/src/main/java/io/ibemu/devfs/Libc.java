@@ -13,6 +13,12 @@ final class Libc {
 
         int umount2(String target, int flags);
 
+        int mount(String source, String target, String fsType, long flags, String data);
+
+        int getuid();
+
+        int getgid();
+
         int open(String path, int flags);
 
         int close(int fd);

@@ -7,37 +7,37 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * large reads and writes still being answered in pieces.
  *
  * <p>The kernel identifies a polled file by a handle fixed per open file ({@code kh}), so one
- * libfuse poll handle serves every wake-up: the first is kept until release, later duplicates
- * are destroyed at once, and the file is its own {@link PollWaiter}.
+ * poll handle serves every wake-up: the first is kept until release, later duplicates are
+ * dropped at once ({@link PollNotice#destroy}), and the file is its own {@link PollWaiter}.
  */
 final class OpenFile implements PollWaiter {
 
     final DeviceFile device;
     /** The directory entry it was opened by, as /proc shows its descriptors' links end. */
     final String name;
-    private final DeviceFileSystem fileSystem;
+    private final PollNotice notice;
     private final AtomicBoolean released = new AtomicBoolean();
 
     private long pollHandle; // guarded by this
     private boolean retired; // guarded by this: no more notifications (release or unmount)
     private volatile SplitSyscall splits;
 
-    OpenFile(DeviceFile device, String name, DeviceFileSystem fileSystem) {
+    OpenFile(DeviceFile device, String name, PollNotice notice) {
         this.device = device;
         this.name = name;
-        this.fileSystem = fileSystem;
+        this.notice = notice;
     }
 
-    /** Takes a poll handle libfuse allocated for a POLL with FUSE_POLL_SCHEDULE_NOTIFY. */
+    /** Takes the poll handle of a POLL with FUSE_POLL_SCHEDULE_NOTIFY (libfuse's, or the kernel's kh). */
     synchronized PollWaiter arm(long handle) {
-        if (retired || fileSystem.closing()) {
-            Fuse2.LIB.fuse_pollhandle_destroy(handle);
+        if (retired || notice.closing()) {
+            notice.destroy(handle);
             return null;
         }
         if (pollHandle == 0) {
             pollHandle = handle;
-        } else {
-            Fuse2.LIB.fuse_pollhandle_destroy(handle);
+        } else if (pollHandle != handle) {
+            notice.destroy(handle);
         }
         return this;
     }
@@ -45,7 +45,7 @@ final class OpenFile implements PollWaiter {
     @Override
     public synchronized void wake() {
         if (pollHandle != 0 && !retired) {
-            Fuse2.LIB.fuse_notify_poll(pollHandle);
+            notice.notify(pollHandle);
         }
     }
 
@@ -53,7 +53,7 @@ final class OpenFile implements PollWaiter {
     synchronized void retirePoll() {
         retired = true;
         if (pollHandle != 0) {
-            Fuse2.LIB.fuse_pollhandle_destroy(pollHandle);
+            notice.destroy(pollHandle);
             pollHandle = 0;
         }
     }

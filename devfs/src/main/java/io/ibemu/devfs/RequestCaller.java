@@ -1,8 +1,12 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.fuse.Request;
+
 /**
- * The caller of one FUSE request. {@link #interrupted()} asks libfuse about the request the FUSE
- * thread is serving, so it answers only on that thread; elsewhere only shutdown counts.
+ * The caller of one FUSE request. Over libfuse, {@link #interrupted()} asks libfuse about the
+ * request the FUSE thread is serving, so it answers only on that thread; served directly, it is
+ * the request's own flag (set by FUSE_INTERRUPT) and answers on any thread. Shutdown counts
+ * everywhere.
  */
 final class RequestCaller implements Caller {
 
@@ -10,19 +14,27 @@ final class RequestCaller implements Caller {
     private final int uid;
     private final int gid;
     private final Thread fuseThread;
-    private final DeviceFileSystem fileSystem;
+    private final PollNotice mount;
+    /** The request served directly, or null over libfuse. */
+    private final Request request;
 
-    private RequestCaller(int tid, int uid, int gid, DeviceFileSystem fileSystem) {
+    private RequestCaller(int tid, int uid, int gid, PollNotice mount, Request request) {
         this.tid = tid;
         this.uid = uid;
         this.gid = gid;
         this.fuseThread = Thread.currentThread();
-        this.fileSystem = fileSystem;
+        this.mount = mount;
+        this.request = request;
     }
 
-    /** The caller of the request the current FUSE thread is serving. */
+    /** The caller of the request the current libfuse thread is serving. */
     static RequestCaller current(long context, DeviceFileSystem fileSystem) {
-        return new RequestCaller(Fuse2.tid(context), Fuse2.uid(context), Fuse2.gid(context), fileSystem);
+        return new RequestCaller(Fuse2.tid(context), Fuse2.uid(context), Fuse2.gid(context), fileSystem, null);
+    }
+
+    /** The caller of a request served directly ({@code mount} says when the mount closes). */
+    static RequestCaller of(Request request, PollNotice mount) {
+        return new RequestCaller(request.pid(), request.uid(), request.gid(), mount, request);
     }
 
     @Override
@@ -42,8 +54,11 @@ final class RequestCaller implements Caller {
 
     @Override
     public boolean interrupted() {
-        if (fileSystem.closing()) {
+        if (mount.closing()) {
             return true;
+        }
+        if (request != null) {
+            return request.interrupted();
         }
         // fuse_interrupted() dereferences the thread's current request: NULL off the FUSE thread
         return Thread.currentThread() == fuseThread && Fuse2.LIB.fuse_interrupted() != 0;

@@ -1,5 +1,6 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.Fatal;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
@@ -40,6 +41,11 @@ final class DaemonCommand implements Callable<Integer> {
             description = "none: ports as after power-on (Init, no LID); preset: the subnet configured at start "
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
     String sm = "none";
+
+    @Option(names = "--fuse-transport", paramLabel = "direct|libfuse", defaultValue = "direct",
+            description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
+                    + "or libfuse (libfuse2's high-level API, kept to measure against).")
+    String fuseTransport = "direct";
 
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
@@ -90,6 +96,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--local" -> command.locals.add(value);
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
+                case "--fuse-transport" -> command.fuseTransport = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 default -> {
@@ -104,6 +111,13 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() {
         if (!sm.equals("none") && !sm.equals("preset")) {
             System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
+            return 2;
+        }
+        try {
+            // read by every DeviceDirectory made without a transport of its own
+            System.setProperty("ibemu.fuse.transport", DeviceDirectory.Transport.of(fuseTransport).name().toLowerCase());
+        } catch (IllegalArgumentException e) {
+            System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
         AtomicReference<Daemon> started = new AtomicReference<>();

@@ -1,0 +1,263 @@
+package io.ibemu.devfs;
+
+import io.ibemu.devfs.fuse.Channel;
+import io.ibemu.devfs.fuse.FuseIn;
+import io.ibemu.devfs.fuse.FuseOut;
+import io.ibemu.devfs.fuse.Opcode;
+import io.ibemu.devfs.fuse.Request;
+import io.ibemu.devfs.fuse.Session;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * The per-open-file requests of a directly served FUSE or CUSE channel (OPEN's device side, READ,
+ * WRITE, IOCTL, POLL, FLUSH, RELEASE) on the {@link DeviceFile}/{@link OpenFile} model, with
+ * the same semantics as {@link DeviceFileSystem} over libfuse: split syscalls joined, restricted
+ * ioctls whose errors leave the caller's buffer alone, one poll handle ({@code kh}) per file.
+ * The front that owns the channel resolves OPEN to a {@link CharDevice} and answers the rest.
+ */
+final class DeviceRequests implements PollNotice {
+
+    private static final int O_NONBLOCK = 04000;
+    private static final int IOC_WRITE = 1;
+    private static final int IOC_READ = 2;
+    private static final byte[] NOTHING = new byte[0];
+    /** As the kernel's umad/uverbs stream_open: no f_pos lock around a read that blocks; writers in parallel. */
+    static final int OPEN_FLAGS = FuseOut.FOPEN_DIRECT_IO | FuseOut.FOPEN_NONSEEKABLE | FuseOut.FOPEN_STREAM
+            | FuseOut.FOPEN_PARALLEL_DIRECT_WRITES;
+
+    final HandleTable handles = new HandleTable();
+    private final Channel channel;
+    private volatile boolean closing;
+
+    DeviceRequests(Channel channel) {
+        this.channel = channel;
+    }
+
+    /** The handlers of this class, by opcode, for a {@link Session}'s table. */
+    Map<Integer, Session.Handler> handlers() {
+        return Map.of(Opcode.READ, this::read, Opcode.WRITE, this::write, Opcode.IOCTL, this::ioctl,
+                Opcode.POLL, this::poll, Opcode.FLUSH, this::flush, Opcode.RELEASE, this::release);
+    }
+
+    @Override
+    public boolean closing() {
+        return closing;
+    }
+
+    /** From now on devices see every caller as interrupted and no poll notification is sent. */
+    void startClosing() {
+        closing = true;
+        for (OpenFile file : handles.all()) {
+            file.retirePoll();
+        }
+    }
+
+    @Override
+    public void notify(long kh) {
+        channel.notifyPoll(kh);
+    }
+
+    @Override
+    public void destroy(long kh) {
+        // a kh is the kernel's: nothing to free
+    }
+
+    /** The caller of {@code request}, as devices see it. */
+    RequestCaller caller(Request request) {
+        return RequestCaller.of(request, this);
+    }
+
+    /** OPEN of {@code device} (entry {@code name}): the new file's handle, not yet answered. */
+    long open(Request request, CharDevice device, String name) throws Errno {
+        if (closing || Fatal.raised()) {
+            throw Errno.of(Errno.ENODEV);
+        }
+        int flags = FuseIn.Open.decode(request.in(), Request.BODY).flags();
+        DeviceFile file = device.open(caller(request), flags);
+        if (file == null) {
+            throw new IllegalStateException(name + ": open returned no file");
+        }
+        return handles.add(new OpenFile(file, name, this));
+    }
+
+    /** Answers an OPEN with {@code fh}, as a character device. */
+    static void replyOpen(Request request, long fh) {
+        request.reply(FuseOut.open(request.out(), Request.REPLY, fh, OPEN_FLAGS));
+    }
+
+    private OpenFile file(long fh) throws Errno {
+        OpenFile file = handles.get(fh);
+        if (file == null) {
+            throw Errno.of(Errno.EBADF);
+        }
+        return file;
+    }
+
+    /** Every close of a descriptor (filp_close -> fuse_flush); for a device that asks, the last releases the file. */
+    private void flush(Request request) {
+        OpenFile file = handles.get(FuseIn.Flush.decode(request.in(), Request.BODY).fh());
+        if (file != null) {
+            file.device.flush();
+            if (file.device.releaseAtLastClose() && !OpenDescriptors.anyLinkTo(file.name)) {
+                file.release();
+            }
+        }
+        request.reply(0);
+    }
+
+    private void release(Request request) {
+        OpenFile file = handles.remove(FuseIn.Release.decode(request.in(), Request.BODY).fh());
+        if (file != null) {
+            released(file);
+            file.release();
+        }
+        request.reply(0);
+    }
+
+    /** Called before a released file's device forgets it: the front's bookkeeping. */
+    void released(OpenFile file) {
+        if (releaseListener != null) {
+            releaseListener.accept(file.name);
+        }
+    }
+
+    private volatile java.util.function.Consumer<String> releaseListener;
+
+    /** {@code listener} gets the entry name of each file RELEASE removes. */
+    void onRelease(java.util.function.Consumer<String> listener) {
+        this.releaseListener = listener;
+    }
+
+    // ---- read and write: one whole syscall as the device sees it, FUSE's pieces joined ----
+
+    private void read(Request request) throws Errno {
+        FuseIn.Read in = FuseIn.Read.decode(request.in(), Request.BODY);
+        OpenFile file = file(in.fh());
+        if (Fatal.raised()) { // stopping whole: answer without allocating
+            throw Errno.of(Errno.EIO);
+        }
+        int size = Math.min(in.size(), request.replyCapacity());
+        SplitSyscall split = file.takeSplit(request.pid(), false);
+        if (split != null && split.follows(in.offset(), size)) {
+            request.reply(nextPiece(file, split, request.out(), size));
+            return;
+        }
+        RequestCaller caller = caller(request);
+        BlockedSyscall syscall = size > DeviceFileSystem.SPLIT_CANDIDATE ? BlockedSyscall.of(caller.tid()) : null;
+        int count = size;
+        if (syscall != null && syscall.isRead() && syscall.count() > size) {
+            count = (int) Math.min(syscall.count(), DeviceFileSystem.MAX_READ_COUNT);
+        }
+        ReadResult result = file.device.read(new DeviceFileSystem.Read(caller, count, (in.flags() & O_NONBLOCK) != 0));
+        byte[] data = result.data() == null ? NOTHING : result.data();
+        if (result.failed()) {
+            if (data.length > 0) {
+                DeviceFileSystem.placeInBuffer(caller, syscall, data, count);
+            }
+            throw Errno.of(DeviceFileSystem.errno(result.errno()));
+        }
+        int available = Math.min(data.length, count);
+        int reply = Math.min(available, size);
+        request.out().put(Request.REPLY, data, 0, reply);
+        SplitSyscall rest = SplitSyscall.after(caller.tid(), false, data, count, available, reply, size, in.offset());
+        if (rest != null) {
+            file.putSplit(rest);
+        }
+        request.reply(reply);
+    }
+
+    private void write(Request request) throws Errno {
+        FuseIn.Write in = FuseIn.Write.decode(request.in(), Request.BODY);
+        OpenFile file = file(in.fh());
+        if (Fatal.raised()) {
+            throw Errno.of(Errno.EIO);
+        }
+        int size = Math.min(in.size(), request.bodyLength() - FuseIn.Write.DATA);
+        SplitSyscall split = file.takeSplit(request.pid(), true);
+        if (split != null && split.follows(in.offset(), size)) {
+            request.reply(FuseOut.write(request.out(), Request.REPLY, nextPiece(file, split, null, size)));
+            return;
+        }
+        RequestCaller caller = caller(request);
+        byte[] data = size > DeviceFileSystem.SPLIT_CANDIDATE ? DeviceFileSystem.wholeWrite(caller, size) : null;
+        if (data == null) {
+            data = new byte[size];
+            request.in().get(Request.BODY + FuseIn.Write.DATA, data, 0, size);
+        }
+        int count = data.length;
+        int written = file.device.write(caller, ByteBuffer.wrap(data), in.flags());
+        int accepted = Math.max(0, Math.min(written, count));
+        int reply = Math.min(accepted, size);
+        SplitSyscall rest = SplitSyscall.after(caller.tid(), true, null, count, accepted, reply, size, in.offset());
+        if (rest != null) {
+            file.putSplit(rest);
+        }
+        request.reply(FuseOut.write(request.out(), Request.REPLY, reply));
+    }
+
+    /** A later request of a split syscall, served from what the device already answered; {@code out} null for a write. */
+    private static int nextPiece(OpenFile file, SplitSyscall split, ByteBuffer out, int size) {
+        int from = split.replied();
+        int reply = split.nextReply(size);
+        if (out != null && reply > 0) {
+            out.put(Request.REPLY, split.data, from, reply);
+        }
+        if (split.continuesAfter(reply, size)) {
+            file.putSplit(split);
+        }
+        return reply;
+    }
+
+    // ---- ioctl and poll ----
+
+    /**
+     * A restricted ioctl: the kernel copied in {@code _IOC_SIZE} bytes for {@code _IOC_WRITE} and
+     * takes exactly that many back for {@code _IOC_READ}. An error goes back alone (fuse_do_ioctl
+     * copies any data a reply carries to the caller before returning its result), unless the
+     * device wrote and still failed (umad's REGISTER_AGENT2).
+     */
+    private void ioctl(Request request) throws Errno {
+        FuseIn.Ioctl in = FuseIn.Ioctl.decode(request.in(), Request.BODY);
+        OpenFile file = file(in.fh());
+        if (Fatal.raised()) {
+            throw Errno.of(Errno.EIO);
+        }
+        int cmd = in.cmd();
+        int direction = cmd >>> 30;
+        int size = (cmd >>> 16) & 0x3fff;
+        byte[] input = NOTHING;
+        if ((direction & IOC_WRITE) != 0 && size > 0) {
+            input = new byte[Math.min(size, in.inSize())];
+            request.in().get(Request.BODY + FuseIn.Ioctl.DATA, input, 0, input.length);
+        }
+        IoctlResult result = file.device.ioctl(caller(request), cmd, input);
+        byte[] out = result.out() == null ? NOTHING : result.out();
+        boolean readsBack = (direction & IOC_READ) != 0 && size > 0;
+        if (result.errno() != 0 && !(readsBack && out.length > 0)) {
+            throw Errno.of(DeviceFileSystem.errno(result.errno()));
+        }
+        int value = result.errno() != 0 ? -DeviceFileSystem.errno(result.errno()) : result.value();
+        ByteBuffer reply = request.out();
+        int at = Request.REPLY + FuseOut.ioctl(reply, Request.REPLY, value, 0, 0, 0);
+        int length = 0;
+        if (readsBack) {
+            length = Math.min(size, request.replyCapacity() - FuseOut.IOCTL.size());
+            // as libfuse's buffer: the input first (_IOWR), zeros for a plain _IOR, the device's bytes over it
+            for (int i = 0; i < length; i++) {
+                reply.put(at + i, i < input.length ? input[i] : 0);
+            }
+            reply.put(at, out, 0, Math.min(out.length, length));
+        }
+        request.reply(FuseOut.IOCTL.size() + length);
+    }
+
+    private void poll(Request request) throws Errno {
+        FuseIn.Poll in = FuseIn.Poll.decode(request.in(), Request.BODY);
+        OpenFile file = file(in.fh());
+        PollWaiter waiter = in.scheduleNotify() ? file.arm(in.kh()) : null;
+        int mask = file.device.poll(caller(request), waiter);
+        request.reply(FuseOut.poll(request.out(), Request.REPLY, mask));
+    }
+}
