@@ -30,6 +30,7 @@ final class DeviceRequests implements PollNotice {
     final HandleTable handles = new HandleTable();
     private final Channel channel;
     private volatile boolean closing;
+    private volatile java.util.function.Consumer<String> releaseListener;
 
     DeviceRequests(Channel channel) {
         this.channel = channel;
@@ -124,14 +125,13 @@ final class DeviceRequests implements PollNotice {
         request.reply(0);
     }
 
-    /** Called before a released file's device forgets it: the front's bookkeeping. */
-    void released(OpenFile file) {
-        if (releaseListener != null) {
-            releaseListener.accept(file.name);
+    /** Before a released file's device forgets it: the front's bookkeeping (entry names). */
+    private void released(OpenFile file) {
+        java.util.function.Consumer<String> listener = releaseListener;
+        if (listener != null) {
+            listener.accept(file.name);
         }
     }
-
-    private volatile java.util.function.Consumer<String> releaseListener;
 
     /** {@code listener} gets the entry name of each file RELEASE removes. */
     void onRelease(java.util.function.Consumer<String> listener) {

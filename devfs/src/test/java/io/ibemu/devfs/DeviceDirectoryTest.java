@@ -28,7 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A real FUSE mount of a {@link QueueDevice}, driven through libc as a C program would. */
+/**
+ * A real FUSE mount of a {@link QueueDevice}, driven through libc as a C program would; served
+ * directly on /dev/fuse here, through libfuse in {@link DeviceDirectoryLibfuseTest}.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeviceDirectoryTest {
 
@@ -41,11 +44,17 @@ class DeviceDirectoryTest {
     private String queue;
     private Process child;
 
+    /** The transport under test. */
+    DeviceDirectory.Transport transport() {
+        return DeviceDirectory.Transport.DIRECT;
+    }
+
     @BeforeEach
     void mount() throws IOException {
         mount = Files.createDirectory(temp.resolve("mnt"));
         device = new QueueDevice();
-        directory = new DeviceDirectory("devfs-test");
+        directory = new DeviceDirectory("devfs-test", transport());
+        assertEquals(transport(), directory.transport());
         directory.add("queue", device, 0666);
         directory.mount(mount);
         queue = mount.resolve("queue").toString();
@@ -193,7 +202,7 @@ class DeviceDirectoryTest {
     @Test
     void mountsOnce() {
         assertThrows(IllegalStateException.class, () -> directory.mount(mount));
-        DeviceDirectory other = new DeviceDirectory("devfs-test");
+        DeviceDirectory other = new DeviceDirectory("devfs-test", transport());
         assertThrows(IOException.class, () -> other.mount(temp.resolve("absent")));
     }
 
@@ -407,6 +416,45 @@ class DeviceDirectoryTest {
         assertArrayEquals(new byte[] {5}, readSome(fd, 8));
         LIBC.close(fd);
         awaitTrue(() -> device.releases.get() == device.opens.get());
+    }
+
+    /**
+     * A caught signal during a blocked read: the kernel sends FUSE_INTERRUPT and waits for the
+     * answer (request_wait_answer), so only a device that sees the interruption lets read return EINTR.
+     */
+    @Test
+    void aSignalEndsABlockedReadWithEintr() throws Exception {
+        String script = String.join("\n",
+                "import os, signal, sys",
+                "class Hit(Exception): pass",
+                "def hit(s, f): raise Hit()",
+                "signal.signal(signal.SIGUSR1, hit)",
+                "fd = os.open(sys.argv[1], os.O_RDWR)",
+                "try:",
+                "    os.read(fd, 64); print('read returned', flush=True)",
+                "except Hit:",
+                "    print('interrupted', flush=True)",
+                "os.write(fd, b'x')",
+                "print(os.read(fd, 8), flush=True)");
+        child = new ProcessBuilder("/usr/bin/python3", "-c", script, queue).redirectErrorStream(true).start();
+        awaitTrue(() -> device.blockedReaders.get() == 1);
+        Process kill = new ProcessBuilder("kill", "-USR1", Long.toString(child.pid())).start();
+        assertEquals(0, kill.waitFor());
+        assertTrue(child.waitFor(5, TimeUnit.SECONDS), "the interrupted read did not return");
+        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals("interrupted\nb'x'\n", out);
+        awaitTrue(() -> device.blockedReaders.get() == 0);
+    }
+
+    /** No create, mknod or mkdir (libfuse had no such callbacks): ENOSYS, as the kernel passes it on. */
+    @Test
+    void creatingInTheDirectoryIsNotImplemented() {
+        java.nio.file.FileSystemException file = assertThrows(java.nio.file.FileSystemException.class,
+                () -> Files.createFile(mount.resolve("new")));
+        assertTrue(file.getMessage().contains("Function not implemented"), file.getMessage());
+        java.nio.file.FileSystemException dir = assertThrows(java.nio.file.FileSystemException.class,
+                () -> Files.createDirectory(mount.resolve("dir")));
+        assertTrue(dir.getMessage().contains("Function not implemented"), dir.getMessage());
     }
 
     @Test

@@ -32,7 +32,7 @@ public final class Channel implements AutoCloseable {
     public static final int ENOENT = 2;
     public static final int ENODEV = 19;
 
-    private static final ThreadLocal<IoBuffer> NOTICE = ThreadLocal.withInitial(() -> IoBuffer.allocate(64));
+    private static final ThreadLocal<IoBuffer> NOTICE = ThreadLocal.withInitial(() -> IoBuffer.collected(64));
 
     private final int fd;
     private volatile boolean closed;

@@ -230,6 +230,8 @@ public final class Session {
                 live.remove(worker);
                 notifyAll();
             }
+            worker.in.free();
+            worker.out.free();
         }
     }
 
