@@ -63,6 +63,28 @@ public final class DeviceDirectory implements AutoCloseable {
         }
     }
 
+    /** How the char devices reach programs. */
+    public enum Backend {
+        /** Nodes on a nodev tmpfs, opened through the supervisor, served as FUSE files. */
+        FUSE,
+        /** Real character devices through CUSE ({@link CuseDevice}): the kernel's own nodes in devtmpfs. */
+        CUSE;
+
+        /** "fuse" or "cuse". */
+        public static Backend of(String name) {
+            return switch (name) {
+                case "fuse" -> FUSE;
+                case "cuse" -> CUSE;
+                default -> throw new IllegalArgumentException("unknown devfs backend: " + name);
+            };
+        }
+    }
+
+    /** The backend of directories made without one: the system property ibemu.devfs.backend, else fuse. */
+    public static Backend defaultBackend() {
+        return Backend.of(System.getProperty("ibemu.devfs.backend", "fuse"));
+    }
+
     /** The transport of directories made without one: the system property ibemu.fuse.transport, else direct. */
     public static Transport defaultTransport() {
         return Transport.of(System.getProperty("ibemu.fuse.transport", "direct"));
@@ -70,6 +92,11 @@ public final class DeviceDirectory implements AutoCloseable {
 
     private final String fsName;
     private final Transport transport;
+    private final Backend backend = defaultBackend();
+    /** With {@link Backend#CUSE}: the device of each char device shown, by name. */
+    private final Map<String, CuseDevice> cuse = new ConcurrentHashMap<>();
+    /** With {@link Backend#CUSE}: where one-shot nodes are made for opens on a caller's behalf. */
+    private volatile Path oneShotNodes;
     /** With {@link Transport#DIRECT}; else null. */
     private final DirectFileSystem direct;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
@@ -101,6 +128,10 @@ public final class DeviceDirectory implements AutoCloseable {
 
     public Transport transport() {
         return transport;
+    }
+
+    public Backend backend() {
+        return backend;
     }
 
     /** Adds (or replaces) the file {@code name} with permission bits {@code mode} (e.g. 0666). */
@@ -160,6 +191,10 @@ public final class DeviceDirectory implements AutoCloseable {
             throw new IllegalStateException(fsName + " is not mounted");
         }
         Path target = where.toAbsolutePath().normalize();
+        if (backend == Backend.CUSE) {
+            presentCuse(source, target);
+            return;
+        }
         MountNamespace.nodeDirectory(target);
         for (String name : entries.keySet()) {
             MountNamespace.graft(source.resolve(name), target.resolve(name));
@@ -168,6 +203,37 @@ public final class DeviceDirectory implements AutoCloseable {
             MountNamespace.charNode(target.resolve(node.name()), node.major(), node.minor(), node.mode());
         }
         presentedAt = target;
+    }
+
+    /**
+     * CUSE: the kernel makes each char device's node in devtmpfs under {@code target} (which must
+     * be below /dev) and the namespace sees it there; plain FUSE files cannot be shown that way.
+     */
+    private void presentCuse(Path source, Path target) throws IOException {
+        if (!target.startsWith("/dev/") || target.getNameCount() < 2) {
+            throw new IOException("CUSE nodes live in /dev: cannot present at " + target);
+        }
+        if (!entries.isEmpty()) {
+            throw new IOException("the CUSE backend shows only char devices; FUSE files: " + entries.keySet());
+        }
+        // mknod'd here (the daemon's work tmpfs, not nodev): one inode per open made for a caller
+        Path oneShot = source.resolveSibling(source.getFileName() + ".open");
+        Files.createDirectories(oneShot);
+        oneShotNodes = oneShot;
+        presentedAt = target;
+        for (DeviceNode node : nodes.values()) {
+            startCuse(node);
+        }
+    }
+
+    private void startCuse(DeviceNode node) throws IOException {
+        String devName = Path.of("/dev").relativize(presentedAt.resolve(node.name())).toString();
+        CuseDevice device = new CuseDevice(devName, node.major(), node.minor(), node.device());
+        device.start(node.mode());
+        CuseDevice old = cuse.put(node.name(), device);
+        if (old != null) {
+            old.close();
+        }
     }
 
     /**
@@ -181,7 +247,9 @@ public final class DeviceDirectory implements AutoCloseable {
             throw new IllegalStateException(fsName + " is not presented yet");
         }
         DeviceNode node = nodes.get(name);
-        if (node != null) {
+        if (node != null && backend == Backend.CUSE) {
+            startCuse(node);
+        } else if (node != null) {
             MountNamespace.charNode(at.resolve(name), node.major(), node.minor(), node.mode());
         } else if (entries.containsKey(name)) {
             MountNamespace.graft(source.resolve(name), at.resolve(name));
@@ -198,18 +266,32 @@ public final class DeviceDirectory implements AutoCloseable {
         Path at = presentedAt;
         DeviceNode node = nodes.remove(name);
         Entry entry = entries.remove(name);
+        CuseDevice device = cuse.remove(name);
+        if (device != null) {
+            device.close(); // the kernel removes the node; files open stay open
+        }
         if (at == null) {
             return;
         }
-        if (node != null) {
+        if (node != null && backend == Backend.CUSE) {
+            return;
+        } else if (node != null) {
             MountNamespace.unlink(at.resolve(name));
         } else if (entry != null) {
             MountNamespace.ungraft(at.resolve(name));
         }
     }
 
-    /** The char device whose node {@link #present} made at {@code absolutePath}, or null. */
+    /**
+     * The char device whose node {@link #present} made at {@code absolutePath}, or null. Under CUSE
+     * only those with {@link DeviceNode#supervisedIo}: the kernel opens the others itself.
+     */
     public DeviceNode node(String absolutePath) {
+        DeviceNode node = namedNode(absolutePath);
+        return node == null || backend == Backend.FUSE || node.supervisedIo() ? node : null;
+    }
+
+    private DeviceNode namedNode(String absolutePath) {
         Path at = presentedAt;
         if (at == null || !absolutePath.startsWith(at.toString()) || absolutePath.length() <= at.toString().length() + 1
                 || absolutePath.charAt(at.toString().length()) != '/') {
@@ -241,6 +323,19 @@ public final class DeviceDirectory implements AutoCloseable {
      * {@code openFlags}. The file's release comes with the last close of that open file.
      */
     public int openFile(DeviceFile file, int openFlags) throws Errno {
+        return openFile(null, file, openFlags);
+    }
+
+    /**
+     * As {@link #openFile(DeviceFile, int)}; for {@code node} (not null) under CUSE the file is a
+     * real open of the CUSE device through a one-shot node of its number (an inode of its own,
+     * like the one-shot FUSE entries), whose OPEN request takes {@code file}.
+     */
+    public int openFile(DeviceNode node, DeviceFile file, int openFlags) throws Errno {
+        CuseDevice device = node == null ? null : cuse.get(node.name());
+        if (device != null) {
+            return openCuse(device, file, openFlags);
+        }
         Path at = mountPoint();
         if (at == null) {
             throw Errno.of(Errno.ENODEV);
@@ -262,6 +357,41 @@ public final class DeviceDirectory implements AutoCloseable {
         } finally {
             hidden.remove(name);
         }
+    }
+
+    private int openCuse(CuseDevice device, DeviceFile file, int openFlags) throws Errno {
+        Path node = oneShotNodes.resolve(".open-" + hiddenNames.incrementAndGet());
+        if (Libc.CALLS.mknod(node.toString(), 0020000 | 0600, DeviceNode.rdev(device.major(), device.minor())) != 0) {
+            throw Errno.of(Libc.errno());
+        }
+        device.handOff(file);
+        try {
+            int fd = Libc.CALLS.open(node.toString(), (openFlags & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC);
+            if (fd < 0) {
+                throw Errno.of(Libc.errno());
+            }
+            return fd;
+        } finally {
+            device.withdraw();
+            Libc.CALLS.unlink(node.toString());
+        }
+    }
+
+    /**
+     * The directory whose files carry the supervised opens of nodes ({@link #openFile(DeviceNode,
+     * DeviceFile, int)}): the FUSE mount, or under CUSE the directory of one-shot nodes.
+     */
+    public Path nodeFiles() {
+        Path oneShot = oneShotNodes;
+        return oneShot != null ? oneShot : mountPoint();
+    }
+
+    /**
+     * Whether every close of a node file reaches its device (FUSE FLUSH): CUSE sends none
+     * (cuse_frontend_fops has no flush), so a descriptor cannot be known to stay the same file.
+     */
+    public boolean closesSeen() {
+        return backend == Backend.FUSE;
     }
 
     /**
@@ -393,6 +523,10 @@ public final class DeviceDirectory implements AutoCloseable {
             fileSystem.startClosing();
             stopLoop(thread, target);
         }
+        for (CuseDevice device : cuse.values()) {
+            device.close();
+        }
+        cuse.clear();
         HandleTable handles = direct != null ? direct.handles() : fileSystem.handles;
         for (OpenFile file : handles.removeAll()) {
             try {

@@ -16,7 +16,22 @@ public record DeviceNode(String name, int major, int minor, int mode, CharDevice
 
     /** The node's {@code st_rdev} as glibc's {@code makedev} encodes it. */
     public long rdev() {
+        return rdev(major, minor);
+    }
+
+    /** glibc's {@code makedev(major, minor)}. */
+    public static long rdev(int major, int minor) {
         return ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
+    }
+
+    /** The permission bits of {@code mode} as {@code ls} writes them ("rw-------"). */
+    public static String permissionString(int mode) {
+        String letters = "rwxrwxrwx";
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            b.append((mode & (0400 >> i)) != 0 ? letters.charAt(i) : '-');
+        }
+        return b.toString();
     }
 
     /** The kernel's permission check of an open (generic_permission on the node's mode, owner root:root). */

@@ -83,6 +83,14 @@ final class DeviceRequests implements PollNotice {
         return handles.add(new OpenFile(file, name, this));
     }
 
+    /** A file opened elsewhere ({@link CuseDevice}'s hand-off) taken as this OPEN's: its handle, not yet answered. */
+    long adopt(DeviceFile file, String name) throws Errno {
+        if (closing || Fatal.raised()) {
+            throw Errno.of(Errno.ENODEV); // the supervisor releases the file it made
+        }
+        return handles.add(new OpenFile(file, name, this));
+    }
+
     /** Answers an OPEN with {@code fh}, as a character device. */
     static void replyOpen(Request request, long fh) {
         request.reply(FuseOut.open(request.out(), Request.REPLY, fh, OPEN_FLAGS));

@@ -23,6 +23,12 @@ final class Libc {
 
         int close(int fd);
 
+        int mknod(String path, int mode, long dev);
+
+        int unlink(String path);
+
+        int gettid();
+
         /** Takes the iovec array's address: a FUSE reply as libfuse built it. */
         long writev(int fd, long iov, int count);
     }

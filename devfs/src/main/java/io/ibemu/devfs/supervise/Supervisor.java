@@ -120,7 +120,7 @@ public final class Supervisor implements AutoCloseable {
      */
     public static Supervisor start(DeviceDirectory devices, Path socket, Map<Integer, NetlinkFamily> families)
             throws IOException {
-        Path mount = devices.mountPoint();
+        Path mount = devices.nodeFiles();
         if (mount == null) {
             throw new IllegalStateException(devices + " is not mounted");
         }
@@ -210,7 +210,7 @@ public final class Supervisor implements AutoCloseable {
         NodeFile nodeFile = new NodeFile(node, file, openFlags, nodeFiles, descriptors);
         int fd;
         try {
-            fd = devices.openFile(nodeFile, openFlags);
+            fd = devices.openFile(node, nodeFile, openFlags);
         } catch (Errno e) {
             file.release();
             throw e;
@@ -249,7 +249,7 @@ public final class Supervisor implements AutoCloseable {
             return null;
         }
         NodeFile file = nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
-        if (file != null) {
+        if (file != null && devices.closesSeen()) {
             descriptors.put(tid, fd, file, generation);
         }
         return file;

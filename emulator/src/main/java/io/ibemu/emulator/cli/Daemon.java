@@ -119,7 +119,7 @@ final class Daemon implements AutoCloseable {
                     devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
                     umads.computeIfAbsent(hca, k -> new ArrayList<>()).add(umad);
                     // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
-                    devices.add("issm" + index, new IssmDevice(fabric, hca.port(p)), 0600);
+                    addIssm(devices, index, new IssmDevice(fabric, hca.port(p)));
                 }
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
@@ -240,6 +240,19 @@ final class Daemon implements AutoCloseable {
             Files.writeString(Path.of("/proc/self/fd", fd), pid);
         } catch (IOException e) {
             // the ready file stays: a launcher that lost its pipe reads that
+        }
+    }
+
+    /**
+     * issm as a FUSE file (OpenSM opens it read-only, which the supervisor never sees), or under
+     * CUSE as the real char device 231:64+N, which the kernel opens for anyone.
+     */
+    static void addIssm(DeviceDirectory devices, int index, IssmDevice issm) {
+        if (devices.backend() == DeviceDirectory.Backend.CUSE) {
+            devices.addCharDevice("issm" + index, InfinibandSysfs.UMAD_MAJOR, InfinibandSysfs.ISSM_MINOR_BASE + index,
+                    0600, issm, false);
+        } else {
+            devices.add("issm" + index, issm, 0600);
         }
     }
 

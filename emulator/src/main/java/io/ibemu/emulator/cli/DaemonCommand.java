@@ -1,5 +1,6 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.Fatal;
 import picocli.CommandLine.Command;
@@ -46,6 +47,12 @@ final class DaemonCommand implements Callable<Integer> {
             description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
                     + "or libfuse (libfuse2's high-level API, kept to measure against).")
     String fuseTransport = "direct";
+
+    @Option(names = "--backend", paramLabel = "fuse|cuse", defaultValue = "fuse",
+            description = "How /dev/infiniband's devices are served: fuse (files on a private FUSE mount, opened "
+                    + "through the supervisor) or cuse (real character devices through /dev/cuse; the kernel must "
+                    + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
+    String backend = "fuse";
 
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
@@ -97,6 +104,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
                 case "--fuse-transport" -> command.fuseTransport = value;
+                case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 default -> {
@@ -120,6 +128,19 @@ final class DaemonCommand implements Callable<Integer> {
             System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
+        if (!backend.equals("fuse") && !backend.equals("cuse")) {
+            System.err.println("ibemu: --backend " + backend + ": fuse or cuse");
+            return 2;
+        }
+        if (backend.equals("cuse") && !CuseDevice.available()) {
+            String message = "--backend cuse: " + CuseDevice.CONTROL + " does not exist, this kernel offers no CUSE "
+                    + "(load the cuse module: modprobe cuse), or use --backend fuse (the default)";
+            Daemon.reportFailure(state, message);
+            System.err.println("ibemu: " + message);
+            return 1;
+        }
+        // read by every DeviceDirectory
+        System.setProperty("ibemu.devfs.backend", backend);
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {

@@ -161,7 +161,7 @@ final class Hotplug {
             int index = hca.umadIndex(port);
             UmadDevice umad = new UmadDevice(m.layer(), hca.port(port));
             m.devices().addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
-            m.devices().add("issm" + index, new IssmDevice(m.fabric(), hca.port(port)), 0600);
+            Daemon.addIssm(m.devices(), index, new IssmDevice(m.fabric(), hca.port(port)));
             m.devices().show("umad" + index);
             m.devices().show("issm" + index);
             umads.add(umad);
