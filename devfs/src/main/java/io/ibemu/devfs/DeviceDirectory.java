@@ -322,6 +322,11 @@ public final class DeviceDirectory implements AutoCloseable {
      * supervisor to install in a caller. Its access mode and O_NONBLOCK come from
      * {@code openFlags}. The file's release comes with the last close of that open file.
      */
+    /** The FUSE node ids the direct transport holds, or -1 under libfuse (its table is libfuse's). */
+    int nodeCount() {
+        return direct != null ? direct.nodeCount() : -1;
+    }
+
     public int openFile(DeviceFile file, int openFlags) throws Errno {
         return openFile(null, file, openFlags);
     }
@@ -356,6 +361,9 @@ public final class DeviceDirectory implements AutoCloseable {
             return fd;
         } finally {
             hidden.remove(name);
+            if (direct != null) {
+                direct.removed(name); // else its node would stay until the kernel's dcache is pruned
+            }
         }
     }
 

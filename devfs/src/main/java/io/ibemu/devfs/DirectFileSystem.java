@@ -115,6 +115,16 @@ final class DirectFileSystem {
         files.startClosing();
     }
 
+    /** Node ids the table holds (the root apart). */
+    int nodeCount() {
+        return nodes.size();
+    }
+
+    /** {@code name} has left the directory: the kernel drops its dentry, and the node is forgotten at its last close. */
+    void removed(String name) {
+        channel.notifyInvalEntry(NodeTable.ROOT, name);
+    }
+
     /** Ends the workers (each after one more request: statfs of {@code target}); false if some would not end. */
     boolean stop(Thread loop, Path target, long timeoutMs) {
         session.stop();

@@ -32,7 +32,7 @@ public final class Channel implements AutoCloseable {
     public static final int ENOENT = 2;
     public static final int ENODEV = 19;
 
-    private static final ThreadLocal<IoBuffer> NOTICE = ThreadLocal.withInitial(() -> IoBuffer.collected(64));
+    private static final ThreadLocal<IoBuffer> NOTICE = ThreadLocal.withInitial(() -> IoBuffer.collected(FuseOut.HEADER_SIZE + FuseOut.INVAL_ENTRY.size() + 1024 + 1));
 
     private final int fd;
     private volatile boolean closed;
@@ -78,6 +78,25 @@ public final class Channel implements AutoCloseable {
         int result = send(buffer, length);
         if (result < 0 && result != -ENOENT && result != -ENODEV && !closed) {
             LOG.log(System.Logger.Level.WARNING, "poll notification failed: errno {0}", -result);
+        }
+    }
+
+    /**
+     * FUSE_NOTIFY_INVAL_ENTRY of {@code name} in directory {@code parent}: the kernel drops the
+     * dentry (fuse_reverse_inval_entry), so the inode is forgotten once its last user closes it
+     * rather than when memory runs short. Must not be sent while serving a request of that directory.
+     */
+    public void notifyInvalEntry(long parent, String name) {
+        if (closed) {
+            return;
+        }
+        IoBuffer buffer = NOTICE.get();
+        byte[] bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int length = FuseOut.HEADER_SIZE + FuseOut.invalEntry(buffer.bytes, FuseOut.HEADER_SIZE, parent, bytes);
+        FuseOut.header(buffer.bytes, 0, length, Opcode.NOTIFY_INVAL_ENTRY, 0);
+        int result = send(buffer, length);
+        if (result < 0 && result != -ENOENT && result != -ENODEV && !closed) {
+            LOG.log(System.Logger.Level.WARNING, "entry invalidation of {0} failed: errno {1}", name, -result);
         }
     }
 

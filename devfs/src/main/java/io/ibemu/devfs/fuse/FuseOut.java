@@ -108,6 +108,20 @@ public final class FuseOut {
         return POLL_WAKEUP.size();
     }
 
+    /** struct fuse_notify_inval_entry_out; the name and a NUL follow it. */
+    public static final Layout INVAL_ENTRY = Layout.of("fuse_notify_inval_entry_out", 16, "parent", 0, "namelen", 8,
+            "flags", 12);
+
+    /** INVAL_ENTRY and the name after it: the bytes written. */
+    public static int invalEntry(ByteBuffer b, int at, long parent, byte[] name) {
+        b.putLong(at, parent);
+        b.putInt(at + 8, name.length);
+        b.putInt(at + 12, 0);
+        b.put(at + INVAL_ENTRY.size(), name);
+        b.put(at + INVAL_ENTRY.size() + name.length, (byte) 0);
+        return INVAL_ENTRY.size() + name.length + 1;
+    }
+
     /** struct fuse_ioctl_out; the output data (or, for a retry, the iovecs) follows it. */
     public static final Layout IOCTL = Layout.of("fuse_ioctl_out", 16, "result", 0, "flags", 4, "in_iovs", 8,
             "out_iovs", 12);

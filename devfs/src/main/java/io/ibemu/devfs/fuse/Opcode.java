@@ -28,6 +28,8 @@ public final class Opcode {
 
     /** fuse_notify_code: FUSE_NOTIFY_POLL. */
     public static final int NOTIFY_POLL = 1;
+    /** fuse_notify_code: FUSE_NOTIFY_INVAL_ENTRY. */
+    public static final int NOTIFY_INVAL_ENTRY = 3;
 
     /** Set in an INTERRUPT request's own unique (FUSE_INT_REQ_BIT). */
     public static final long INTERRUPT_BIT = 1;
