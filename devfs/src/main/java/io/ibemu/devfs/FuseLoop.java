@@ -99,23 +99,7 @@ final class FuseLoop {
      * aborts the connection and fails them. Returns whether the loop ended.
      */
     static boolean endWorkers(String name, Thread loop, java.nio.file.Path target, long timeoutMs) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        try {
-            java.util.List<Thread> pokes = new java.util.ArrayList<>();
-            while (loop.isAlive() && System.nanoTime() < deadline) {
-                pokes.removeIf(poke -> !poke.isAlive());
-                if (pokes.size() < MAX_IDLE + 2) {
-                    Thread poke = new Thread(() -> statfs(target), name + "-poke");
-                    poke.setDaemon(true);
-                    poke.start();
-                    pokes.add(poke);
-                }
-                loop.join(10); // one worker ends per poke, and up to MAX_IDLE + 1 may be idle
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return !loop.isAlive();
+        return io.ibemu.devfs.fuse.Session.poke(name, () -> statfs(target), loop, timeoutMs);
     }
 
     /** statfs(2) of {@code path}: the f_type, or -1. */

@@ -110,6 +110,15 @@ public final class Session {
      * ends or {@code timeoutMs} pass. Returns whether it ended.
      */
     public boolean endWorkers(Runnable poke, Thread loop, long timeoutMs) {
+        return poke(name, poke, loop, timeoutMs);
+    }
+
+    /**
+     * Sends {@code poke} requests, each from a thread of its own, until {@code loop} ends or
+     * {@code timeoutMs} pass: one worker ends per request after a stop, and up to
+     * {@link #MAX_IDLE} + 1 may be idle. Shared with libfuse's loop ({@code FuseLoop}).
+     */
+    public static boolean poke(String name, Runnable poke, Thread loop, long timeoutMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try {
             List<Thread> pokes = new ArrayList<>();
