@@ -1,6 +1,7 @@
 package io.ibemu.devfs;
 
 import com.kenai.jffi.MemoryIO;
+import io.ibemu.devfs.fuse.WorkerPool;
 import ru.serce.jnrfuse.struct.FuseOperations;
 
 /**
@@ -9,22 +10,13 @@ import ru.serce.jnrfuse.struct.FuseOperations;
  * for each callback and detaches it afterwards, which cost more than the whole FUSE round
  * trip. A Java worker is attached for its whole life, so a callback is a plain JNI upcall.
  *
- * <p>The pool grows as libfuse 2.9's does, with one difference: when a worker takes a request
- * and no other is idle, another is started only if none becomes idle within
- * {@link #SPARE_DELAY_MS} (a blocked device call never starves the rest). libfuse starts one at
- * once; here, a worker that has just sent its reply is often not yet counted idle when the
- * caller's next request arrives, so that rule started (and the idle limit ended) a thread
- * every few requests. A worker finding more than {@link #MAX_IDLE} idle ones ends. After
- * {@code fuse_exit} each worker ends once a request wakes it ({@link DeviceDirectory} sends
- * them); unmounting ends them all.
+ * <p>The pool is a {@link WorkerPool}, as the direct transport's. After {@code fuse_exit}
+ * each worker ends once a request wakes it ({@link DeviceDirectory} sends them); unmounting
+ * ends them all.
  */
 final class FuseLoop {
 
     private static final System.Logger LOG = System.getLogger(FuseLoop.class.getName());
-    /** libfuse 2.9's limit of idle workers. */
-    private static final int MAX_IDLE = 10;
-    /** How long every worker may be busy before a spare is started. */
-    private static final long SPARE_DELAY_MS = 1;
     private static final int EINTR = 4;
     /** fuse_in_header.opcode of FUSE_IOCTL (linux/fuse.h). */
     private static final int FUSE_IOCTL = 39;
@@ -38,11 +30,8 @@ final class FuseLoop {
     private final long ioctlChannel;
     private final IoctlChannel ioctls;
     private final int bufferSize;
-    private int idle; // guarded by this
-    private int workers; // guarded by this
-    private int started; // guarded by this: names workers
-    private long finished; // guarded by this: requests served so far
-    private boolean failed; // guarded by this: a receive failed with an error
+    private final WorkerPool<Worker> workers;
+    private volatile boolean failed; // a receive failed with an error
 
     private FuseLoop(String name, long session, long channel, int bufferSize) {
         this.name = name;
@@ -54,6 +43,7 @@ final class FuseLoop {
             LOG.log(System.Logger.Level.WARNING, "{0}: no ioctl channel: failed ioctls will send their buffer", name);
         }
         this.ioctlChannel = ioctls == null ? channel : ioctls.channel;
+        this.workers = new WorkerPool<>(name, n -> new Worker(this, n), () -> Fuse2.LIB.fuse_session_exited(session) != 0);
     }
 
     /**
@@ -99,7 +89,7 @@ final class FuseLoop {
      * aborts the connection and fails them. Returns whether the loop ended.
      */
     static boolean endWorkers(String name, Thread loop, java.nio.file.Path target, long timeoutMs) {
-        return io.ibemu.devfs.fuse.Session.poke(name, () -> statfs(target), loop, timeoutMs);
+        return WorkerPool.poke(name, () -> statfs(target), loop, timeoutMs);
     }
 
     /** statfs(2) of {@code path}: the f_type, or -1. */
@@ -108,53 +98,15 @@ final class FuseLoop {
         return Libc.CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
     }
 
-    /** Starts the first worker, then spares when every worker stays busy; returns when none is left. */
-    private synchronized int serve() {
-        startWorker();
-        while (workers > 0) {
-            try {
-                if (idle > 0) {
-                    wait();
-                } else {
-                    long before = finished;
-                    wait(SPARE_DELAY_MS);
-                    if (idle == 0 && finished == before && workers > 0
-                            && Fuse2.LIB.fuse_session_exited(session) == 0) {
-                        startSpare();
-                    }
-                }
-            } catch (InterruptedException e) {
-                // the loop ends with the session, not with this thread's interruption
-            }
-        }
+    /** Serves until no worker is left. */
+    private int serve() {
+        workers.serve();
         return failed ? 1 : 0;
     }
 
-    /** A spare that cannot start (a thread limit) is tried again later: the busy workers still serve. */
-    private void startSpare() {
-        try {
-            startWorker();
-        } catch (OutOfMemoryError e) {
-            if (!Fatal.isThreadLimit(e)) {
-                throw e;
-            }
-            LOG.log(System.Logger.Level.WARNING, "{0}: no spare FUSE worker: {1}", name, e.getMessage());
-        }
-    }
-
-    /** Caller holds the lock. */
-    private void startWorker() {
-        Worker worker = new Worker(this, name + "-" + ++started);
-        worker.setDaemon(true);
-        worker.start();
-        workers++;
-        idle++;
-    }
-
-    /** A thread of the pool; {@code busy} from taking a request until its answer is computed. */
-    private static final class Worker extends Thread {
+    /** A thread of the pool, with the ioctl flag its replies read. */
+    private static final class Worker extends WorkerPool.Worker {
         final FuseLoop loop;
-        boolean busy; // guarded by loop
         /** The current ioctl fails after writing its buffer: its reply keeps the data. Own thread only. */
         boolean errorCarriesData;
 
@@ -175,9 +127,7 @@ final class FuseLoop {
      */
     static void answered() {
         if (Thread.currentThread() instanceof Worker worker) {
-            synchronized (worker.loop) {
-                worker.loop.release(worker);
-            }
+            worker.loop.workers.answered(worker);
         }
     }
 
@@ -198,15 +148,6 @@ final class FuseLoop {
         return false;
     }
 
-    /** Caller holds the lock. */
-    private void release(Worker worker) {
-        if (worker.busy) {
-            worker.busy = false;
-            finished++;
-            idle++;
-        }
-    }
-
     private void work(Worker worker) {
         long buffer = MEMORY.allocateMemory(bufferSize, false);
         long channelCell = MEMORY.allocateMemory(8, true);
@@ -222,27 +163,17 @@ final class FuseLoop {
                         LOG.log(System.Logger.Level.ERROR, "{0}: reading /dev/fuse failed: errno {1}", name,
                                 -length);
                         Fuse2.LIB.fuse_session_exit(session);
-                        synchronized (this) {
-                            failed = true;
-                        }
+                        failed = true;
                     }
                     break;
                 }
-                synchronized (this) {
-                    worker.busy = true;
-                    if (--idle == 0) {
-                        notifyAll();
-                    }
-                }
+                workers.taken(worker);
                 long replies = MEMORY.getInt(buffer + IN_HEADER_OPCODE) == FUSE_IOCTL ? ioctlChannel
                         : MEMORY.getAddress(channelCell);
                 worker.errorCarriesData = false;
                 Fuse2.LIB.fuse_session_process(session, buffer, length, replies);
-                synchronized (this) {
-                    release(worker);
-                    if (idle > MAX_IDLE) {
-                        break;
-                    }
+                if (workers.doneWith(worker)) {
+                    break;
                 }
             }
         } catch (Throwable t) {
@@ -252,13 +183,7 @@ final class FuseLoop {
         } finally {
             MEMORY.freeMemory(channelCell);
             MEMORY.freeMemory(buffer);
-            synchronized (this) {
-                if (!worker.busy) {
-                    idle--;
-                }
-                workers--;
-                notifyAll();
-            }
+            workers.ended(worker);
         }
     }
 }

@@ -3,10 +3,7 @@ package io.ibemu.devfs.fuse;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.Fatal;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Serves one {@link Channel}: a pool of Java worker threads, each reading a request into its own
@@ -16,18 +13,13 @@ import java.util.concurrent.TimeUnit;
  * makes the kernel send the interrupt again (fuse_dev_do_write, queue_interrupt). An opcode with
  * no handler is answered ENOSYS, which the kernel remembers for most.
  *
- * <p>The pool grows as FuseLoop's (libfuse 2.9's fuse_loop_mt with a delayed spare): when every
- * worker stays busy for {@link #SPARE_DELAY_MS}, a spare starts; a worker finding more than
- * {@link #MAX_IDLE} idle ones ends. After {@link #stop()} each worker ends after its next
- * request ({@link #endWorkers} sends them), or when the connection goes (read fails ENODEV).
+ * <p>The pool is a {@link WorkerPool} (libfuse 2.9's growth with a delayed spare). After
+ * {@link #stop()} each worker ends after its next request ({@link #endWorkers} sends them), or
+ * when the connection goes (read fails ENODEV).
  */
 public final class Session {
 
     private static final System.Logger LOG = System.getLogger(Session.class.getName());
-    /** libfuse 2.9's limit of idle workers. */
-    static final int MAX_IDLE = 10;
-    /** How long every worker may be busy before a spare is started. */
-    private static final long SPARE_DELAY_MS = 1;
     /** Room for the in-header and the largest request header before a WRITE's data. */
     private static final int HEADROOM = 4096;
     private static final int EAGAIN = 11;
@@ -43,11 +35,8 @@ public final class Session {
     private final Handler[] handlers;
     private final int bufferSize;
     private volatile boolean stopping;
-    private final List<Worker> live = new ArrayList<>(); // guarded by this
-    private int idle; // guarded by this
-    private int started; // guarded by this: names workers
-    private long finished; // guarded by this: requests answered so far
-    private boolean failed; // guarded by this: a read failed with an unexpected error
+    private final WorkerPool<Worker> workers;
+    private volatile boolean failed; // a read failed with an unexpected error
 
     /**
      * {@code handlers} by opcode; {@code maxWrite} is the largest WRITE payload the kernel may send
@@ -63,6 +52,7 @@ public final class Session {
         this.handlers = new Handler[highest + 1];
         handlers.forEach((opcode, handler) -> this.handlers[opcode] = handler);
         this.bufferSize = maxWrite + HEADROOM;
+        this.workers = new WorkerPool<>(name, n -> new Worker(this, n, bufferSize), () -> stopping);
     }
 
     public Channel channel() {
@@ -79,29 +69,14 @@ public final class Session {
     }
 
     /** Serves until no worker is left (after {@link #stop()}, or once the connection is gone). Returns 0, or 1 when a read failed. */
-    public synchronized int serve() {
-        startWorker();
-        while (!live.isEmpty()) {
-            try {
-                if (idle > 0) {
-                    wait();
-                } else {
-                    long before = finished;
-                    wait(SPARE_DELAY_MS);
-                    if (idle == 0 && finished == before && !live.isEmpty() && !stopping) {
-                        startSpare();
-                    }
-                }
-            } catch (InterruptedException e) {
-                // the loop ends with the connection, not with this thread's interruption
-            }
-        }
+    public int serve() {
+        workers.serve();
         return failed ? 1 : 0;
     }
 
     /** The number of workers alive. */
-    public synchronized int workers() {
-        return live.size();
+    public int workers() {
+        return workers.size();
     }
 
     /**
@@ -110,60 +85,14 @@ public final class Session {
      * ends or {@code timeoutMs} pass. Returns whether it ended.
      */
     public boolean endWorkers(Runnable poke, Thread loop, long timeoutMs) {
-        return poke(name, poke, loop, timeoutMs);
+        return WorkerPool.poke(name, poke, loop, timeoutMs);
     }
 
-    /**
-     * Sends {@code poke} requests, each from a thread of its own, until {@code loop} ends or
-     * {@code timeoutMs} pass: one worker ends per request after a stop, and up to
-     * {@link #MAX_IDLE} + 1 may be idle. Shared with libfuse's loop ({@code FuseLoop}).
-     */
-    public static boolean poke(String name, Runnable poke, Thread loop, long timeoutMs) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        try {
-            List<Thread> pokes = new ArrayList<>();
-            while (loop.isAlive() && System.nanoTime() < deadline) {
-                pokes.removeIf(p -> !p.isAlive());
-                if (pokes.size() < MAX_IDLE + 2) {
-                    Thread p = new Thread(poke, name + "-poke");
-                    p.setDaemon(true);
-                    p.start();
-                    pokes.add(p);
-                }
-                loop.join(10);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return !loop.isAlive();
-    }
-
-    private void startSpare() {
-        try {
-            startWorker();
-        } catch (OutOfMemoryError e) {
-            if (!Fatal.isThreadLimit(e)) {
-                throw e;
-            }
-            LOG.log(System.Logger.Level.WARNING, "{0}: no spare FUSE worker: {1}", name, e.getMessage());
-        }
-    }
-
-    /** Caller holds the lock. */
-    private void startWorker() {
-        Worker worker = new Worker(this, name + "-" + ++started, bufferSize);
-        worker.setDaemon(true);
-        worker.start();
-        live.add(worker);
-        idle++;
-    }
-
-    /** A thread of the pool with its own buffers; {@code busy} from reading a request until its answer is ready. */
-    static final class Worker extends Thread {
+    /** A thread of the pool with its own buffers and the request it serves. */
+    static final class Worker extends WorkerPool.Worker {
         final Session session;
         final IoBuffer in;
         final IoBuffer out;
-        boolean busy; // guarded by session
         volatile Request current;
 
         Worker(Session session, String name, int bufferSize) {
@@ -180,12 +109,8 @@ public final class Session {
     }
 
     /** The worker's answer is ready: it counts as idle again. */
-    synchronized void answered(Worker worker) {
-        if (worker.busy) {
-            worker.busy = false;
-            finished++;
-            idle++;
-        }
+    void answered(Worker worker) {
+        workers.answered(worker);
     }
 
     void sent(int result, Request request) {
@@ -207,24 +132,14 @@ public final class Session {
                     if (length != -Channel.ENODEV) { // ENODEV: unmounted or aborted, the normal end
                         LOG.log(System.Logger.Level.ERROR, "{0}: reading the FUSE channel failed: errno {1}", name,
                                 -length);
-                        synchronized (this) {
-                            failed = true;
-                        }
+                        failed = true;
                     }
                     break;
                 }
-                synchronized (this) {
-                    worker.busy = true;
-                    if (--idle == 0) {
-                        notifyAll();
-                    }
-                }
+                workers.taken(worker);
                 dispatch(worker, length);
-                synchronized (this) {
-                    answered(worker);
-                    if (idle > MAX_IDLE) {
-                        break;
-                    }
+                if (workers.doneWith(worker)) {
+                    break;
                 }
             }
         } catch (Throwable t) {
@@ -232,13 +147,7 @@ public final class Session {
                 LOG.log(System.Logger.Level.ERROR, name + ": FUSE worker failed", t);
             }
         } finally {
-            synchronized (this) {
-                if (!worker.busy) {
-                    idle--;
-                }
-                live.remove(worker);
-                notifyAll();
-            }
+            workers.ended(worker);
             worker.in.free();
             worker.out.free();
         }
@@ -290,16 +199,10 @@ public final class Session {
     /** FUSE_INTERRUPT: never answered when the request is found (fuse_dev_do_write takes no reply then). */
     private void interrupt(Request interrupt) {
         long target = FuseIn.Interrupt.decode(interrupt.in(), Request.BODY).unique();
-        Request found = null;
-        synchronized (this) {
-            for (Worker w : live) {
-                Request r = w.current;
-                if (r != null && r.unique() == target) {
-                    found = r;
-                    break;
-                }
-            }
-        }
+        Request found = workers.first(w -> {
+            Request r = w.current;
+            return r != null && r.unique() == target ? r : null;
+        });
         if (found != null) {
             found.interrupt();
             interrupt.replyNone();
