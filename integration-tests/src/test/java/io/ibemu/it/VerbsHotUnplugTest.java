@@ -80,6 +80,7 @@ class VerbsHotUnplugTest {
 
             Files.createFile(go);
             List<String> out = run.await().assertOk().lines();
+            assertTrue(out.contains("async again errno 11"), "the async queue stays open, empty: " + out);
             for (String command : List.of("alloc_pd", "reg_mr", "create_cq", "query_port", "req_notify_cq")) {
                 assertTrue(out.contains(command + " errno 5"), command + " fails with EIO: " + out);
             }

@@ -221,16 +221,16 @@ final class UverbsFile implements DeviceFile {
 
     /**
      * uverbs_destroy_ufile_hw(RDMA_REMOVE_DRIVER_REMOVE): the objects go now, not at close;
-     * then, as uverbs_async_event_destroy_uobj, IB_EVENT_DEVICE_FATAL on the async queue (after it
-     * reads end with EIO), and the completion channels close (ib_uverbs_free_event_queue: readers
-     * wake and get EIO). The file stays open; only its close is left to do.
+     * then, as uverbs_async_event_destroy_uobj, IB_EVENT_DEVICE_FATAL on the async queue, which
+     * stays open until the file's release (uverbs_async_event_release, 5.7 on: a later read waits),
+     * and the completion channels close (ib_uverbs_free_event_queue: readers wake and get EIO).
+     * The file stays open; only its close is left to do.
      */
     void disassociate() {
         destroyObjects();
         Context c = context;
         if (c != null) {
             c.asyncEvents().asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null);
-            c.asyncEvents().close();
         }
         channels.values().forEach(EventFile::close);
     }
