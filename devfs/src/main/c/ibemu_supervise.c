@@ -11,8 +11,10 @@
  *
  * The filter notifies only what may concern an emulated device, so programs that do not use
  * one stay at full speed: opens that are not read-only (a device is opened O_RDWR), and
- * write/fstat on the reserved descriptor range [BASE, BASE+COUNT) where the daemon installs
- * the device files it opens. socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
+ * write/read/readv/ioctl/fstat on the reserved descriptor range [BASE, BASE+COUNT) where the
+ * daemon installs the device files it opens (umad files are socket pairs there: the daemon
+ * checks each read, which then copies natively, and serves write and ioctl), and
+ * dup/dup2/dup3/fcntl there, so that a copy of such a descriptor stays one the daemon serves. socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
  * answers RDMA netlink, installing a socket of its own in the range, and the socket calls
  * (connect..getsockopt) on range descriptors are notified so it can play the kernel's side.
  * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
@@ -97,7 +99,8 @@ static int install_filter(unsigned base)
 		LD(offsetof(struct seccomp_data, arch)),
 		JMP(BPF_JEQ, AUDIT_ARCH_X86_64, NEXT, ALLOW),
 		LD(offsetof(struct seccomp_data, nr)),
-		JMP(BPF_JEQ, SYS_write, FD, NEXT), /* first: the hot one of those the cache cannot skip */
+		JMP(BPF_JEQ, SYS_write, FD, NEXT), /* first: the hot ones of those the cache cannot skip */
+		JMP(BPF_JEQ, SYS_read, FD, NEXT),
 		JMP(BPF_JEQ, SYS_socket, SOCKET, NEXT),
 		/* connect .. getsockopt (42..55 on x86_64): calls on a socket, asked about the range */
 		JMP(BPF_JGE, SYS_connect, NEXT, OPENS),
@@ -106,6 +109,13 @@ static int install_filter(unsigned base)
 		JMP(BPF_JEQ, SYS_openat, OPENAT, NEXT),
 		JMP(BPF_JEQ, SYS_openat2, NOTIFY, NEXT), /* flags in a struct: a rare call, always asked */
 		JMP(BPF_JEQ, SYS_writev, FD, NEXT),
+		JMP(BPF_JEQ, SYS_readv, FD, NEXT),
+		JMP(BPF_JEQ, SYS_ioctl, FD, NEXT),
+		/* copies of a range fd: the daemon keeps them in the range, or makes them FUSE files */
+		JMP(BPF_JEQ, SYS_dup, FD, NEXT),
+		JMP(BPF_JEQ, SYS_dup2, FD, NEXT),
+		JMP(BPF_JEQ, SYS_dup3, FD, NEXT),
+		JMP(BPF_JEQ, SYS_fcntl, FD, NEXT),
 		JMP(BPF_JEQ, SYS_pwrite64, FD, NEXT),
 		JMP(BPF_JEQ, SYS_fstat, FD, NEXT),
 		JMP(BPF_JEQ, SYS_newfstatat, FSTATAT, NEXT),

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * only its registration checks.
  */
 class KernelConformanceTest {
-    static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "umad_kill", "issm", "umad_rmpp",
+    static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "umad_fd", "umad_kill", "issm", "umad_rmpp",
             "umad_libibumad", "uverbs_abi", "fuzz");
 
     static final Map<String, Result> kernelRuns = new LinkedHashMap<>();

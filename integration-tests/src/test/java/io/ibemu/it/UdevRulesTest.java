@@ -137,7 +137,8 @@ class UdevRulesTest {
 
     /**
      * A card appears: its nodes, sysfs and the rules' effects come with its add events; it goes:
-     * the umad file held open sees POLLERR, then EIO (read, write) and EPIPE (registration), the
+     * the umad file held open sees POLLERR (as a FUSE file; POLLIN as a socket pair, docs/compatibility.md),
+     * then EIO (read, write) and EPIPE (registration), the
      * verbs context IBV_EVENT_DEVICE_FATAL, then EIO; remove events run the rules (links and
      * database go) while sysfs still shows the devices, then everything is gone; the other HCA
      * still answers MADs.
@@ -164,16 +165,23 @@ class UdevRulesTest {
 
         Path resources = Ibemu.root().resolve("integration-tests/src/test/resources/udev");
         Command.Running umad = ib.execCommand("/usr/bin/python3", resources.resolve("umad_unplugged.py").toString(),
-                "/dev/infiniband/umad1").start();
+                "/dev/infiniband/umad1").env("IBEMU_UMAD_TRANSPORT", "fuse").start();
+        // the default carrier of a supervised umad open, a socket pair: its poll cannot say POLLERR alone
+        Command.Running umadSocket = ib.execCommand("/usr/bin/python3",
+                resources.resolve("umad_unplugged.py").toString(), "/dev/infiniband/umad1").start();
         Command.Running verbs = ib.execCommand("/usr/bin/python3", resources.resolve("verbs_unplugged.py").toString(),
                 "ibemu1").start();
         waitFor(umad, "ready");
+        waitFor(umadSocket, "ready");
         waitFor(verbs, "ready");
         long beforeRemove = lastSeqnum();
         Ibemu.ibemu("ctl", "--name", ib.name(), "hca", "remove", "ibemu1").assertOk();
         List<String> umadOut = umad.await().assertOk().lines();
         assertEquals(List.of("poll [8]", "read 5", "write 5", "register 32"), umadOut.subList(1, umadOut.size()),
                 "POLLERR, EIO, EIO, EPIPE as after ib_umad_kill_port");
+        List<String> socketOut = umadSocket.await().assertOk().lines();
+        assertEquals(List.of("poll [1]", "read 5", "write 5", "register 32"), socketOut.subList(1, socketOut.size()),
+                "over a socket pair: POLLIN (the daemon's end shut down), then EIO, EIO, EPIPE as the kernel");
         List<String> verbsOut = verbs.await().lines();
         assertEquals(List.of("ready", "event DEVICE_FATAL", "alloc_pd 5"), verbsOut.subList(0, 3), verbs.toString());
 
@@ -192,8 +200,9 @@ class UdevRulesTest {
         assertEquals(events().size(), logged().size(), "the RUN program saw every event, also of the hotplug");
     }
 
+    /** Waits (30 s at most) for a line of {@code r}'s output that starts with {@code line}. */
     private static void waitFor(Command.Running r, String line) throws InterruptedException {
-        for (int i = 0; i < 600 && !r.stdoutSoFar().lines().toList().contains(line); i++) {
+        for (int i = 0; i < 600 && r.stdoutSoFar().lines().noneMatch(l -> l.startsWith(line)); i++) {
             assertTrue(r.isAlive(), "the probe ended before '" + line + "': " + r.stdoutSoFar());
             Thread.sleep(50);
         }

@@ -35,7 +35,7 @@ class UmadAbiTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"umad_ioctl", "umad_rw", "issm", "umad_kill", "umad_libibumad", "umad_rmpp"})
+    @ValueSource(strings = {"umad_ioctl", "umad_rw", "umad_fd", "issm", "umad_kill", "umad_libibumad", "umad_rmpp"})
     void probePasses(String probe) {
         String bin = CPrograms.compile(probe).toString();
         Tap.assertPassed(ib.exec(Duration.ofSeconds(120), bin));

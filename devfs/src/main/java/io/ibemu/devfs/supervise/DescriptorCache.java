@@ -14,15 +14,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The open node file a caller's (tid, fd) was found to be, so that a write does not pay a statx of
- * /proc/TID/fd/N each time. An entry holds while nothing can have changed what fd N is: every
- * close of a descriptor of the file (close, dup2/dup3 over it, close_range, exec's close-on-exec,
- * exit all go through filp_close, which sends FUSE FLUSH) drops the file's entries, and a hit
+ * The open file (a {@link NodeFile}, a {@link SocketFile}) a caller's (tid, fd) was found to be,
+ * so that a call does not pay a statx of /proc/TID/fd/N each time. An entry holds while nothing
+ * can have changed what fd N is: every close of a descriptor of a node file (close, dup2/dup3
+ * over it, close_range, exec's close-on-exec, exit all go through filp_close, which sends FUSE
+ * FLUSH) drops the file's entries; a socket file's are dropped at its hang-up and whenever the
+ * supervisor installs a descriptor at their number (the one way a range number gets reused
+ * without the caller's own dup2 into the range); and a hit
  * counts only while the tid still shares its fd table with the thread group it had when the entry
  * was made (kcmp KCMP_FILES): a tid reused by another process, or a thread that unshared its
  * table, misses.
  */
-final class DescriptorCache {
+final class DescriptorCache<F> {
 
     private static final System.Logger LOG = System.getLogger(DescriptorCache.class.getName());
     private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
@@ -37,10 +40,10 @@ final class DescriptorCache {
     private static final int MAX_ENTRIES = 4096;
 
     /** The file and the thread group whose fd table the tid shared when the entry was made. */
-    private record Entry(NodeFile file, int tgid) {
+    private record Entry<F>(F file, int tgid) {
     }
 
-    private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
+    private final Map<Long, Entry<F>> entries = new ConcurrentHashMap<>();
     /** Counts closes: an entry made across one is dropped again. */
     private final AtomicLong closes = new AtomicLong();
     private volatile boolean usable = SYSCALL_FUNCTION != 0;
@@ -50,8 +53,8 @@ final class DescriptorCache {
     }
 
     /** The file (tid, fd) was, if that still holds; else null and the caller looks it up. */
-    NodeFile get(int tid, int fd) {
-        Entry e = entries.get(key(tid, fd));
+    F get(int tid, int fd) {
+        Entry<F> e = entries.get(key(tid, fd));
         if (e == null) {
             return null;
         }
@@ -68,7 +71,7 @@ final class DescriptorCache {
     }
 
     /** Remembers a lookup's answer, unless a close came after {@code generation} was read. */
-    void put(int tid, int fd, NodeFile file, long generation) {
+    void put(int tid, int fd, F file, long generation) {
         if (!usable) {
             return;
         }
@@ -79,7 +82,7 @@ final class DescriptorCache {
         if (entries.size() >= MAX_ENTRIES) {
             entries.clear();
         }
-        Entry e = new Entry(file, tgid);
+        Entry<F> e = new Entry<>(file, tgid);
         long key = key(tid, fd);
         entries.put(key, e);
         if (closes.get() != generation) {
@@ -88,9 +91,15 @@ final class DescriptorCache {
     }
 
     /** A descriptor of {@code file} was closed: no (tid, fd) answer naming it holds any more. */
-    void closed(NodeFile file) {
+    void closed(F file) {
         closes.incrementAndGet();
         entries.values().removeIf(e -> e.file() == file);
+    }
+
+    /** Something new stands at descriptor number {@code fd} in some caller: no answer for that number holds. */
+    void forgetNumber(int fd) {
+        closes.incrementAndGet();
+        entries.keySet().removeIf(k -> (int) (long) k == fd);
     }
 
     private boolean sameFiles(int tid, int tgid) {

@@ -4,6 +4,7 @@ import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.Fatal;
+import io.ibemu.devfs.MessageFile;
 import io.ibemu.devfs.ProcessMemory;
 
 import java.io.File;
@@ -38,11 +39,12 @@ final class Listener {
     private static final System.Logger LOG = System.getLogger(Listener.class.getName());
     private static final int POLL_MS = 250;
     private static final int MAX_WRITE = 64 << 20;
-    private static final int IOV_MAX = 1024;
+    static final int IOV_MAX = 1024;
     private static final int PAGE = 4096;
     private static final int PATH_MAX = 4096;
     private static final int AF_NETLINK = 16;
     private static final int NETLINK_RDMA = 20;
+    private static final int ENOTSOCK = 88;
 
     // the per-thread scratch: struct seccomp_notif, a reply or addfd, a pollfd, a /proc path, a stat
     private static final int AT_NOTIF = 0;
@@ -62,6 +64,7 @@ final class Listener {
 
     private final Supervisor supervisor;
     private final NetlinkCalls netlink;
+    private final SocketFileCalls socketCalls;
     private final int fd;
     private final int base;
     private final int count;
@@ -80,6 +83,7 @@ final class Listener {
     Listener(Supervisor supervisor, int fd, int base, int count) {
         this.supervisor = supervisor;
         this.netlink = new NetlinkCalls(this, supervisor.netlinkSockets());
+        this.socketCalls = new SocketFileCalls(this, supervisor);
         this.fd = fd;
         this.base = base;
         this.count = count;
@@ -203,10 +207,15 @@ final class Listener {
                 case Syscalls.SYS_OPEN, Syscalls.SYS_OPENAT, Syscalls.SYS_OPENAT2 -> open(n);
                 case Syscalls.SYS_FSTAT, Syscalls.SYS_NEWFSTATAT, Syscalls.SYS_STATX -> stat(n);
                 case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 -> write(n);
+                case Syscalls.SYS_READ, Syscalls.SYS_READV -> socketCalls.read(n);
+                case Syscalls.SYS_IOCTL -> socketCalls.ioctl(n);
+                case Syscalls.SYS_DUP, Syscalls.SYS_DUP2, Syscalls.SYS_DUP3, Syscalls.SYS_FCNTL -> socketCalls.duplicate(n);
                 case Syscalls.SYS_RT_SIGRETURN -> signalReturn(n);
                 case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
                 default -> {
-                    if (!netlink.serve(n)) {
+                    if (socketFile(n.tid(), n.args()[0]) != null) {
+                        fail(n, ENOTSOCK); // a device file is no socket, whatever carries it
+                    } else if (!netlink.serve(n)) {
                         proceed(n); // a socket call on a descriptor that is no emulated socket
                     }
                 }
@@ -266,15 +275,19 @@ final class Listener {
 
     private void openNode(Notification n, DeviceNode node, int openFlags) {
         int local;
+        boolean carried;
         try {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
-            local = supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
+            carried = !node.supervisedIo() && file instanceof MessageFile && supervisor.socketFiles() != null
+                    && !Supervisor.wantsFuseFiles(n.tid());
+            local = carried ? socketFile(node, (MessageFile) file, openFlags)
+                    : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
         } catch (Errno e) {
             fail(n, e.code());
             return;
         }
         try {
-            if (!node.supervisedIo()) {
+            if (!node.supervisedIo() && !carried) {
                 // get_unused_fd_flags: the lowest free number; the FUSE file serves all that follows
                 addFd(n.id(), local, 0, Syscalls.ADDFD_SEND, openFlags & Syscalls.O_CLOEXEC);
                 return;
@@ -292,6 +305,49 @@ final class Listener {
         }
     }
 
+    /**
+     * The caller's end of a new socket pair carrying {@code file}, with the open's O_NONBLOCK; a
+     * failure after this closes it, and the pair's hang-up releases the file.
+     */
+    private int socketFile(DeviceNode node, MessageFile file, int openFlags) throws Errno {
+        int remote;
+        try {
+            remote = supervisor.socketFiles().open(node, file, openFlags & Syscalls.O_ACCMODE);
+        } catch (Errno e) {
+            file.release();
+            throw e;
+        }
+        if ((openFlags & Syscalls.O_NONBLOCK) != 0) {
+            try {
+                Syscalls.syscall(Syscalls.SYS_FCNTL, remote, Syscalls.F_SETFL, Syscalls.O_NONBLOCK, 0, 0);
+            } catch (Errno e) {
+                Syscalls.LIBC.close(remote);
+                throw e;
+            }
+        }
+        return remote;
+    }
+
+    /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
+    SocketFile socketFile(int tid, long fdArgument) {
+        SocketFiles sockets = supervisor.socketFiles();
+        if (sockets == null || fdArgument < base || fdArgument >= base + count) {
+            return null;
+        }
+        return sockets.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+    }
+
+    /** The node a range descriptor of {@code tid} is an open of, through FUSE or a socket pair; else null. */
+    private DeviceNode nodeOf(int tid, long fdArgument) {
+        NodeFile file = fdArgument < 0 || fdArgument > Integer.MAX_VALUE ? null
+                : supervisor.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+        if (file != null) {
+            return file.node;
+        }
+        SocketFile s = socketFile(tid, fdArgument);
+        return s == null ? null : s.node;
+    }
+
     /** fstat/newfstatat/statx(AT_EMPTY_PATH) of a range fd: the node's own stat. */
     private void stat(Notification n) throws Errno {
         long[] a = n.args();
@@ -299,8 +355,8 @@ final class Listener {
             proceed(n); // a path relative to the fd: not an fstat
             return;
         }
-        NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
-        if (file == null) {
+        DeviceNode node = nodeOf(n.tid(), a[0]);
+        if (node == null) {
             proceed(n);
             return;
         }
@@ -308,7 +364,7 @@ final class Listener {
             return;
         }
         long buf = scratch() + AT_STAT;
-        String nodePath = supervisor.devices().nodePath(file.node).toString();
+        String nodePath = supervisor.devices().nodePath(node).toString();
         Syscalls.putString(scratch() + AT_NODE_PATH, nodePath);
         int size;
         long target;
@@ -342,8 +398,13 @@ final class Listener {
     private void write(Notification n) throws Errno {
         long[] a = n.args();
         NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
-        if (file == null) {
+        SocketFile carried = file == null ? socketFile(n.tid(), a[0]) : null;
+        if (file == null && carried == null) {
             writeSocket(n);
+            return;
+        }
+        if (carried != null && !carried.writable()) {
+            fail(n, Errno.EBADF);
             return;
         }
         if (n.nr() == Syscalls.SYS_PWRITE64) {
@@ -362,7 +423,8 @@ final class Listener {
         }
         SupervisedCaller caller = new SupervisedCaller(this, n.id(), n.tid());
         try {
-            reply(n, file.file.write(caller, ByteBuffer.wrap(data), file.flags));
+            reply(n, file != null ? file.file.write(caller, ByteBuffer.wrap(data), file.flags)
+                    : carried.file.write(caller, ByteBuffer.wrap(data), Syscalls.O_RDWR));
         } catch (Errno e) {
             fail(n, e.code());
         }
@@ -387,7 +449,7 @@ final class Listener {
         }
     }
 
-    private static byte[] writeBuffer(int tid, long address, long length) throws Errno {
+    static byte[] writeBuffer(int tid, long address, long length) throws Errno {
         if (length < 0 || length > MAX_WRITE) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -472,8 +534,7 @@ final class Listener {
     }
 
     private boolean deviceFile(int tid, long fdArgument) {
-        return fdArgument >= base && fdArgument < base + count
-                && supervisor.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT) != null;
+        return fdArgument >= base && fdArgument < base + count && nodeOf(tid, fdArgument) != null;
     }
 
     /** An open of one of our nodes, of a regular file or directory outside FUSE, or of nothing yet. */
@@ -511,6 +572,16 @@ final class Listener {
 
     // ---- the kernel side ----
 
+    /** The first number of the reserved range. */
+    int base() {
+        return base;
+    }
+
+    /** The reserved range's size. */
+    int count() {
+        return count;
+    }
+
     /** The supervisor is shutting down. */
     boolean closing() {
         return supervisor.closing();
@@ -524,6 +595,9 @@ final class Listener {
     }
 
     long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
+        if ((flags & Syscalls.ADDFD_SETFD) != 0 && supervisor.socketFiles() != null) {
+            supervisor.socketFiles().installed(target);
+        }
         long scratch = scratch() + AT_REPLY;
         MEMORY.putLong(scratch, id);
         MEMORY.putInt(scratch + 8, flags);
@@ -560,6 +634,11 @@ final class Listener {
 
     /** The lowest number of the reserved range the caller's fd table leaves free, or -1. */
     int lowestFree(int tid) {
+        return lowestFree(tid, base);
+    }
+
+    /** The lowest free number of the reserved range from {@code from} on, or -1. */
+    int lowestFree(int tid, int from) {
         String[] names = new File("/proc/" + tid + "/fd").list();
         BitSet used = new BitSet(count);
         if (names != null) {
@@ -570,7 +649,7 @@ final class Listener {
                 }
             }
         }
-        int free = used.nextClearBit(0);
+        int free = used.nextClearBit(Math.max(from - base, 0));
         return free < count ? base + free : -1;
     }
 

@@ -696,7 +696,7 @@ final class NetlinkCalls {
         return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array();
     }
 
-    private static long inode(int fd) throws Errno {
+    static long inode(int fd) throws Errno {
         long scratch = MEMORY.allocateMemory(Syscalls.STATX_SIZE + 1, true);
         try {
             Syscalls.syscall(Syscalls.SYS_STATX, fd, scratch + Syscalls.STATX_SIZE, Syscalls.AT_EMPTY_PATH,

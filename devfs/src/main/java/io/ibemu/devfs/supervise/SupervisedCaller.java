@@ -15,12 +15,20 @@ final class SupervisedCaller implements Caller {
     private final Listener listener;
     private final long id;
     private final int tid;
+    /** Whether a pending signal interrupts too (a call the kernel waits in interruptibly). */
+    private final boolean signals;
     private DeviceNode.Credentials credentials; // read on demand, by the one thread serving the call
+    private PendingSignals signalled = PendingSignals.NONE;
 
     SupervisedCaller(Listener listener, long id, int tid) {
+        this(listener, id, tid, false);
+    }
+
+    SupervisedCaller(Listener listener, long id, int tid, boolean signals) {
         this.listener = listener;
         this.id = id;
         this.tid = tid;
+        this.signals = signals;
     }
 
     @Override
@@ -47,7 +55,18 @@ final class SupervisedCaller implements Caller {
 
     @Override
     public boolean interrupted() {
-        return !listener.valid(id);
+        if (!listener.valid(id)) {
+            return true;
+        }
+        if (signals) {
+            signalled = PendingSignals.of(tid);
+        }
+        return signalled != PendingSignals.NONE;
+    }
+
+    /** What the last {@link #interrupted()} saw pending: NONE when it was the notification that ended. */
+    PendingSignals signalled() {
+        return signalled;
     }
 
     @Override

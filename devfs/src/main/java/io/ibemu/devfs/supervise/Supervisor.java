@@ -5,6 +5,7 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.MessageFile;
 import io.ibemu.devfs.netlink.NetlinkFamily;
 
 import java.io.IOException;
@@ -42,6 +43,17 @@ public final class Supervisor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
     /** The socket's name in the daemon's state directory. */
     public static final String SOCKET = "supervisor.sock";
+    /**
+     * System property: "fuse" carries the opens of {@link MessageFile} nodes (umad) as FUSE files
+     * like the others; anything else (the default, "socket") in socket pairs ({@link SocketFile}).
+     */
+    public static final String MESSAGE_TRANSPORT = "ibemu.message.transport";
+    /**
+     * System property: the name of an environment variable that a supervised process sets to
+     * "fuse" to have its own opens of message-file nodes carried as FUSE files, whatever
+     * {@link #MESSAGE_TRANSPORT} says (read from /proc/PID/environ at each such open).
+     */
+    public static final String MESSAGE_TRANSPORT_VARIABLE = "ibemu.message.transport.variable";
     private static final int MAX_LINE = 128;
     private static final int MAX_RANGE = 1024;
 
@@ -51,7 +63,9 @@ public final class Supervisor implements AutoCloseable {
     private final Path socket;
     private final long fuseDev;
     private final Map<Long, NodeFile> nodeFiles = new ConcurrentHashMap<>();
-    private final DescriptorCache descriptors = new DescriptorCache();
+    private final DescriptorCache<NodeFile> descriptors = new DescriptorCache<>();
+    /** Opens of nodes whose files are {@link MessageFile}s, carried by socket pairs; null: those go over FUSE too. */
+    private final SocketFiles sockets;
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
@@ -61,8 +75,9 @@ public final class Supervisor implements AutoCloseable {
     private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
-            Map<Integer, NetlinkFamily> families) {
+            Map<Integer, NetlinkFamily> families, SocketFiles sockets) {
         this.devices = devices;
+        this.sockets = sockets;
         this.netlink = new NetlinkSockets(families);
         this.server = server;
         this.socket = socket;
@@ -125,8 +140,24 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException(devices + " is not mounted");
         }
         long dev = deviceOf(mount.toString());
-        ServerSocketChannel server = PrivateSocket.bind(socket, "the supervisor socket");
-        Supervisor s = new Supervisor(devices, server, socket, dev, families);
+        SocketFiles sockets = null;
+        if (!"fuse".equals(System.getProperty(MESSAGE_TRANSPORT))) {
+            try {
+                sockets = new SocketFiles();
+            } catch (Errno e) {
+                throw new IOException("epoll_create1: errno " + e.code());
+            }
+        }
+        ServerSocketChannel server;
+        try {
+            server = PrivateSocket.bind(socket, "the supervisor socket");
+        } catch (IOException e) {
+            if (sockets != null) {
+                sockets.close();
+            }
+            throw e;
+        }
+        Supervisor s = new Supervisor(devices, server, socket, dev, families, sockets);
         s.acceptor.start();
         s.watchdog.start();
         return s;
@@ -175,6 +206,9 @@ public final class Supervisor implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         netlink.closeAll();
+        if (sockets != null) {
+            sockets.close();
+        }
     }
 
     // ---- for the listeners ----
@@ -189,6 +223,36 @@ public final class Supervisor implements AutoCloseable {
 
     NetlinkSockets netlinkSockets() {
         return netlink;
+    }
+
+    /** The socket-carried files, or null when message files go over FUSE. */
+    SocketFiles socketFiles() {
+        return sockets;
+    }
+
+    /** Whether {@code tid}'s process asks for FUSE files of message-file nodes in its environment. */
+    static boolean wantsFuseFiles(int tid) {
+        String name = System.getProperty(MESSAGE_TRANSPORT_VARIABLE);
+        if (name == null) {
+            return false;
+        }
+        byte[] environ;
+        try {
+            environ = Files.readAllBytes(Path.of("/proc", Integer.toString(tid), "environ"));
+        } catch (IOException e) {
+            return false;
+        }
+        String wanted = name + "=fuse";
+        int start = 0;
+        for (int i = 0; i <= environ.length; i++) {
+            if (i == environ.length || environ[i] == 0) {
+                if (new String(environ, start, i - start, StandardCharsets.UTF_8).equals(wanted)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
     }
 
     void execute(Runnable task) {
@@ -256,7 +320,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** "/proc/TID/fd/FD" NUL-terminated at {@code address}, written digit by digit: no String per write. */
-    private static void procFdPath(long address, int tid, int fd) {
+    static void procFdPath(long address, int tid, int fd) {
         long at = putAscii(address, "/proc/");
         at = putDecimal(at, tid);
         at = putAscii(at, "/fd/");

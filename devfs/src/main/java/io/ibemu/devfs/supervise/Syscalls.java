@@ -41,14 +41,27 @@ final class Syscalls {
     static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     // syscall numbers (x86_64)
+    static final int SYS_READ = 0;
     static final int SYS_WRITE = 1;
     static final int SYS_OPEN = 2;
     static final int SYS_FSTAT = 5;
     static final int SYS_RT_SIGRETURN = 15;
+    static final int SYS_IOCTL = 16;
     static final int SYS_PWRITE64 = 18;
     static final int SYS_SENDTO = 44;
     static final int SYS_RECVFROM = 45;
+    static final int SYS_READV = 19;
     static final int SYS_WRITEV = 20;
+    static final int SYS_SHUTDOWN = 48;
+    static final int SYS_DUP = 32;
+    static final int SYS_DUP2 = 33;
+    static final int SYS_FCNTL = 72;
+    static final int SYS_DUP3 = 292;
+    static final int SYS_SOCKETPAIR = 53;
+    static final int SYS_SETSOCKOPT = 54;
+    static final int SYS_EPOLL_WAIT = 232;
+    static final int SYS_EPOLL_CTL = 233;
+    static final int SYS_EPOLL_CREATE1 = 291;
     static final int SYS_OPENAT = 257;
     static final int SYS_NEWFSTATAT = 262;
     static final int SYS_STATX = 332;
@@ -89,11 +102,17 @@ final class Syscalls {
     static final int STATX_DEV_MAJOR = 136;
     static final int STATX_DEV_MINOR = 140;
 
+    static final int F_DUPFD = 0;
+    static final int F_SETFL = 4;
+    static final int F_DUPFD_CLOEXEC = 1030;
+
     static final short POLLIN = 1;
     static final short POLLHUP = 0x10;
 
     static final int O_ACCMODE = 3;
     static final int O_RDONLY = 0;
+    static final int O_WRONLY = 1;
+    static final int O_RDWR = 2;
     static final int O_CREAT = 0100;
     static final int O_EXCL = 0200;
     static final int O_NONBLOCK = 04000;

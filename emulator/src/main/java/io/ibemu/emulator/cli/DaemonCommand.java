@@ -2,6 +2,7 @@ package io.ibemu.emulator.cli;
 
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
+import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.devfs.Fatal;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
@@ -47,6 +48,12 @@ final class DaemonCommand implements Callable<Integer> {
             description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
                     + "or libfuse (libfuse2's high-level API, kept to measure against).")
     String fuseTransport = "direct";
+
+    @Option(names = "--umad-transport", paramLabel = "socket|fuse", defaultValue = "socket",
+            description = "How supervised programs' umad files are carried: socket (a socket pair per open: poll and "
+                    + "read copies run natively, the daemon checks reads and serves write and ioctl) or fuse (the FUSE "
+                    + "file, as for unsupervised opens).")
+    String umadTransport = "socket";
 
     @Option(names = "--backend", paramLabel = "fuse|cuse", defaultValue = "fuse",
             description = "How /dev/infiniband's devices are served: fuse (files on a private FUSE mount, opened "
@@ -104,6 +111,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
                 case "--fuse-transport" -> command.fuseTransport = value;
+                case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
@@ -128,6 +136,13 @@ final class DaemonCommand implements Callable<Integer> {
             System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
+        if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
+            System.err.println("ibemu: --umad-transport " + umadTransport + ": socket or fuse");
+            return 2;
+        }
+        System.setProperty(Supervisor.MESSAGE_TRANSPORT, umadTransport);
+        // a command's own IBEMU_UMAD_TRANSPORT=fuse: its umad opens as FUSE files (exact poll after an HCA removal)
+        System.setProperty(Supervisor.MESSAGE_TRANSPORT_VARIABLE, "IBEMU_UMAD_TRANSPORT");
         if (!backend.equals("fuse") && !backend.equals("cuse")) {
             System.err.println("ibemu: --backend " + backend + ": fuse or cuse");
             return 2;

@@ -4,6 +4,8 @@ import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.MessageFile;
+import io.ibemu.devfs.MessageOutlet;
 import io.ibemu.devfs.Poll;
 import io.ibemu.devfs.PollWaiter;
 import io.ibemu.devfs.ReadRequest;
@@ -33,8 +35,11 @@ import java.util.Map;
  * it — up to 32 agents, the receive queue that read() drains, and the list of sends still in
  * flight that write() checks for duplicates. Agent and send work runs under the fabric lock;
  * the queue has its own monitor, which blocked readers wait on and never hold beyond it.
+ * Diverted to a {@link MessageOutlet} (the supervisor's socket pair), the queue is the mirror of
+ * the caller's socket: each packet is sent there as read() would return it, and a read that
+ * {@link #admit}s the head lets the caller's own read take it.
  */
-final class UmadFile implements DeviceFile, MadAgentClient {
+final class UmadFile implements MessageFile, MadAgentClient {
     static final int MAX_AGENTS = 32;
     /** MAX_UMAD_RECV_LIST_SIZE: past it, queue_packet drops new received MADs (not timeouts). */
     static final int MAX_RECV_LIST_SIZE = 200_000;
@@ -56,6 +61,8 @@ final class UmadFile implements DeviceFile, MadAgentClient {
     private final Deque<UmadPacket> receiveQueue = new ArrayDeque<>();
     private final List<UmadPacket> sendList = new ArrayList<>();
     private final List<PollWaiter> pollWaiters = new ArrayList<>();
+    /** Where queued packets also go, encoded; null for a file read through FUSE. */
+    private MessageOutlet outlet;
 
     private interface Ioctl {
         IoctlResult run(UmadFile file, byte[] in) throws Errno;
@@ -89,12 +96,17 @@ final class UmadFile implements DeviceFile, MadAgentClient {
             unregisterAgents();
         }
         List<PollWaiter> toWake;
+        MessageOutlet hungUp;
         synchronized (queueLock) {
             queueLock.notifyAll();
             toWake = new ArrayList<>(pollWaiters);
             pollWaiters.clear();
+            hungUp = outlet;
         }
         toWake.forEach(PollWaiter::wake);
+        if (hungUp != null) {
+            hungUp.hangUp();
+        }
     }
 
     private int headerSize() {
@@ -357,6 +369,9 @@ final class UmadFile implements DeviceFile, MadAgentClient {
             if (packet.received() && receiveQueue.size() > MAX_RECV_LIST_SIZE) {
                 return;
             }
+            if (outlet != null && !outlet.send(encode(packet, packet.data().length))) {
+                return; // the socket refused it: lost as a packet past the list's limit
+            }
             receiveQueue.addLast(packet);
             queueLock.notifyAll();
             toWake = new ArrayList<>(pollWaiters);
@@ -371,59 +386,91 @@ final class UmadFile implements DeviceFile, MadAgentClient {
     @Override
     public ReadResult read(ReadRequest request) throws Errno {
         int hdrSize = headerSize();
-        int count = request.count();
-        if (count < hdrSize) {
+        if (request.count() < hdrSize) {
             throw Errno.of(Errno.EINVAL);
         }
         UmadPacket packet;
         synchronized (queueLock) {
-            if (agentsDead) {
-                throw Errno.of(Errno.EIO);
+            packet = awaitHead(request);
+            ReadResult refused = refusal(packet, request.count(), hdrSize);
+            if (refused != null) {
+                return refused; // the packet stays at the head
             }
-            while (receiveQueue.isEmpty()) {
-                if (request.nonBlocking()) {
-                    throw Errno.of(Errno.EAGAIN);
-                }
-                if (request.caller().interrupted()) {
-                    throw Errno.of(Errno.EINTR);
-                }
-                try {
-                    queueLock.wait(INTERRUPT_POLL_MS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw Errno.of(Errno.EINTR);
-                }
-            }
-            if (agentsDead) {
-                throw Errno.of(Errno.EIO);
-            }
-            packet = receiveQueue.pollFirst();
+            receiveQueue.pollFirst();
         }
-        ReadResult result = copyOut(packet, count, hdrSize);
-        if (result.failed()) {
-            synchronized (queueLock) {
-                receiveQueue.addFirst(packet);
-            }
-        }
-        return result;
+        return ReadResult.of(encode(packet, packet.data().length));
     }
 
-    /** copy_recv_mad and copy_send_mad. */
-    private ReadResult copyOut(UmadPacket packet, int count, int hdrSize) {
-        byte[] header = packet.header().encode(usePkeyIndex);
-        byte[] data = packet.data();
-        int length = data.length;
+    /** ib_umad_read for a diverted file: the same checks, and the caller's socket read copies. */
+    @Override
+    public ReadResult admit(ReadRequest request) throws Errno {
+        int hdrSize = headerSize();
+        if (request.count() < hdrSize) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        synchronized (queueLock) {
+            ReadResult refused = refusal(awaitHead(request), request.count(), hdrSize);
+            if (refused == null) {
+                receiveQueue.pollFirst();
+            }
+            return refused;
+        }
+    }
+
+    @Override
+    public void divert(MessageOutlet outlet) {
+        synchronized (queueLock) {
+            this.outlet = outlet;
+        }
+    }
+
+    /** The head packet once there is one (caller holds queueLock): wait_event_interruptible on recv_list. */
+    private UmadPacket awaitHead(ReadRequest request) throws Errno {
+        if (agentsDead) {
+            throw Errno.of(Errno.EIO);
+        }
+        while (receiveQueue.isEmpty()) {
+            if (request.nonBlocking()) {
+                throw Errno.of(Errno.EAGAIN);
+            }
+            if (request.caller().interrupted()) {
+                throw Errno.of(Errno.EINTR);
+            }
+            try {
+                queueLock.wait(INTERRUPT_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw Errno.of(Errno.EINTR);
+            }
+        }
+        if (agentsDead) {
+            throw Errno.of(Errno.EIO);
+        }
+        return receiveQueue.peekFirst();
+    }
+
+    /**
+     * copy_recv_mad and copy_send_mad's checks: null when {@code count} bytes hold the packet,
+     * else EINVAL, or for an RMPP message the header and first segment, then ENOSPC.
+     */
+    private ReadResult refusal(UmadPacket packet, int count, int hdrSize) {
+        int length = packet.data().length;
         if (packet.received() && length > Mads.SIZE) {
             if (count < hdrSize + Mads.SIZE) {
                 return new ReadResult(null, Errno.EINVAL);
             }
             if (count < hdrSize + length) {
-                return ReadResult.writtenThenFailed(concat(header, data, Mads.SIZE), Errno.ENOSPC);
+                return ReadResult.writtenThenFailed(encode(packet, Mads.SIZE), Errno.ENOSPC);
             }
         } else if (count < hdrSize + length) {
             return new ReadResult(null, Errno.EINVAL);
         }
-        return ReadResult.of(concat(header, data, length));
+        return null;
+    }
+
+    /** The user header and the first {@code dataLength} bytes of the packet, as read() copies them. */
+    private byte[] encode(UmadPacket packet, int dataLength) {
+        return concat(packet.header().encode(usePkeyIndex), packet.data(), dataLength);
     }
 
     private static byte[] concat(byte[] header, byte[] data, int dataLength) {

@@ -1,0 +1,392 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.IoctlResult;
+import io.ibemu.devfs.MessageFile;
+import io.ibemu.devfs.ProcessMemory;
+import io.ibemu.devfs.ReadRequest;
+import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.supervise.Listener.Notification;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
+
+/**
+ * The calls the filter sends of a descriptor that is a {@link SocketFile}: read and readv, each
+ * checked by the file ({@link MessageFile#admit}) before the caller's own read takes the head
+ * datagram; ioctl with the restricted-ioctl copies of the kernel's FUSE; and dup, dup2, dup3 and
+ * F_DUPFD, whose copies stay in the reserved range or turn the file into a FUSE file. Write and
+ * fstat are the {@link Listener}'s, as for any device file of the range.
+ */
+final class SocketFileCalls {
+
+    /** The largest datagram a socket-carried file queues: a umad RMPP message of the kernel's limit and more. */
+    private static final int MAX_DATAGRAM = 1 << 22;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final int IOC_WRITE = 1;
+    private static final int IOC_READ = 2;
+    /** The kernel's own restart code: with SA_RESTART the call runs again, without it is EINTR. */
+    private static final int ERESTARTSYS = 512;
+    // ioctls the VFS answers for every file before the driver (do_vfs_ioctl): a socket's the same
+    private static final int FIOCLEX = 0x5451;
+    private static final int FIONCLEX = 0x5450;
+    private static final int FIONBIO = 0x5421;
+    private static final int FIOASYNC = 0x5452;
+    private static final int FIGETBSZ = 2;
+
+    private final Listener listener;
+    private final Supervisor supervisor;
+
+    SocketFileCalls(Listener listener, Supervisor supervisor) {
+        this.listener = listener;
+        this.supervisor = supervisor;
+    }
+
+    /**
+     * read/readv of a socket-carried file: the file checks the read ({@link MessageFile#admit});
+     * one that fits continues and takes the head datagram itself, others fail as the kernel's
+     * read does, the head left queued.
+     */
+    void read(Notification n) throws Errno {
+        long[] a = n.args();
+        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        if (s == null) {
+            listener.proceed(n);
+            return;
+        }
+        if (!s.readable()) {
+            listener.fail(n, Errno.EBADF);
+            return;
+        }
+        long buffer = a[1];
+        long length = a[2];
+        if (n.nr() == Syscalls.SYS_READV) {
+            long[] segments;
+            try {
+                segments = iovecs(n.tid(), a[1], a[2]);
+            } catch (Errno e) {
+                listener.fail(n, e.code());
+                return;
+            }
+            if (segments.length == 0) {
+                listener.reply(n, 0);
+                return;
+            }
+            if (segments.length > 2) {
+                readSegments(n, s, segments);
+                return;
+            }
+            buffer = segments[0];
+            length = segments[1];
+        }
+        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid(), true);
+        ReadResult refused;
+        try {
+            refused = s.file.admit(new SocketRead(caller, n.tid(), (int) a[0], length));
+        } catch (Errno e) {
+            failInterruptible(n, caller, e.code());
+            return;
+        }
+        if (refused == null) {
+            listener.proceed(n); // the head fits: the caller's own read takes it
+            return;
+        }
+        if (refused.data() != null && !copyOut(n.tid(), buffer, refused.data())) {
+            listener.fail(n, Errno.EFAULT);
+            return;
+        }
+        listener.fail(n, refused.errno());
+    }
+
+    /**
+     * readv of more than one segment, as do_loop_readv_writev runs a driver without read_iter:
+     * a read per segment while each fills its segment. The daemon takes each datagram itself
+     * (from a copy of the caller's descriptor) and copies it in.
+     */
+    private void readSegments(Notification n, SocketFile s, long[] segments) {
+        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid(), true);
+        long total = 0;
+        for (int i = 0; i < segments.length; i += 2) {
+            int error;
+            try {
+                ReadResult refused = s.file.admit(new SocketRead(caller, n.tid(), (int) n.args()[0], segments[i + 1]));
+                if (refused == null) {
+                    byte[] message = takeHead(n.tid(), (int) n.args()[0]);
+                    if (!copyOut(n.tid(), segments[i], message)) {
+                        error = Errno.EFAULT;
+                    } else {
+                        total += message.length;
+                        if (message.length == segments[i + 1]) {
+                            continue;
+                        }
+                        break;
+                    }
+                } else {
+                    error = refused.data() != null && !copyOut(n.tid(), segments[i], refused.data()) ? Errno.EFAULT
+                            : refused.errno();
+                }
+            } catch (Errno e) {
+                error = e.code();
+            }
+            if (total == 0) {
+                failInterruptible(n, caller, error);
+                return;
+            }
+            break;
+        }
+        listener.reply(n, total);
+    }
+
+    /** The head datagram of the caller's end, received through a copy of the caller's descriptor. */
+    private static byte[] takeHead(int tid, int fd) throws Errno {
+        int copy = callerFile(tid, fd);
+        long buffer = MEMORY.allocateMemory(MAX_DATAGRAM, false);
+        try {
+            int got = (int) Syscalls.syscall(Syscalls.SYS_RECVFROM, copy, buffer, MAX_DATAGRAM, MSG_DONTWAIT, 0);
+            byte[] message = new byte[got];
+            MEMORY.getByteArray(buffer, message, 0, got);
+            return message;
+        } finally {
+            MEMORY.freeMemory(buffer);
+            Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /**
+     * dup/dup2/dup3/fcntl(F_DUPFD*) of a socket-carried file: a copy at a range number is a copy
+     * of the caller's end there; a copy elsewhere (a shell's {@code exec 3<>}) would take the
+     * file out of the daemon's sight, so both descriptors become one FUSE file of it instead.
+     * Other calls and other files continue.
+     */
+    void duplicate(Notification n) throws Errno {
+        long[] a = n.args();
+        boolean fcntl = n.nr() == Syscalls.SYS_FCNTL;
+        if (fcntl && a[1] != Syscalls.F_DUPFD && a[1] != Syscalls.F_DUPFD_CLOEXEC) {
+            listener.proceed(n);
+            return;
+        }
+        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        if (s == null) {
+            listener.proceed(n);
+            return;
+        }
+        int fd = (int) a[0];
+        int target;
+        boolean cloexec;
+        switch (n.nr()) {
+            case Syscalls.SYS_DUP -> {
+                target = listener.lowestFree(n.tid(), listener.base());
+                cloexec = false;
+            }
+            case Syscalls.SYS_FCNTL -> {
+                int min = (int) a[2]; // the kernel takes the argument as an int
+                if (min < 0) {
+                    listener.fail(n, Errno.EINVAL);
+                    return;
+                }
+                target = min < listener.base() + listener.count() ? listener.lowestFree(n.tid(), Math.max(min, listener.base())) : lowestFreeAbove(n.tid(), min);
+                cloexec = a[1] == Syscalls.F_DUPFD_CLOEXEC;
+            }
+            default -> {
+                if (n.nr() == Syscalls.SYS_DUP3 && (a[2] & ~Syscalls.O_CLOEXEC) != 0 || a[1] < 0 || a[1] > Integer.MAX_VALUE) {
+                    listener.fail(n, n.nr() == Syscalls.SYS_DUP3 && (a[2] & ~Syscalls.O_CLOEXEC) != 0 ? Errno.EINVAL : Errno.EBADF);
+                    return;
+                }
+                if (a[1] == a[0]) {
+                    if (n.nr() == Syscalls.SYS_DUP3) {
+                        listener.fail(n, Errno.EINVAL);
+                    } else {
+                        listener.reply(n, fd);
+                    }
+                    return;
+                }
+                target = (int) a[1];
+                cloexec = n.nr() == Syscalls.SYS_DUP3 && (a[2] & Syscalls.O_CLOEXEC) != 0;
+            }
+        }
+        if (target < 0) {
+            listener.fail(n, Errno.EMFILE);
+            return;
+        }
+        int copy = callerFile(n.tid(), fd);
+        try {
+            if (target >= listener.base() && target < listener.base() + listener.count()) {
+                listener.addFd(n.id(), copy, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, cloexec ? Syscalls.O_CLOEXEC : 0);
+                return;
+            }
+            int flags = fdFlags(n.tid(), fd);
+            supervisor.socketFiles().giveUp(s, copy);
+            int local = supervisor.openFile(null, s.file, s.accessMode() | (flags & Syscalls.O_NONBLOCK));
+            try {
+                listener.addFd(n.id(), local, fd, Syscalls.ADDFD_SETFD, flags & Syscalls.O_CLOEXEC);
+                listener.addFd(n.id(), local, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, cloexec ? Syscalls.O_CLOEXEC : 0);
+            } finally {
+                Syscalls.LIBC.close(local);
+            }
+        } catch (Errno e) {
+            listener.fail(n, e.code());
+        } finally {
+            Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /** A copy in the daemon of descriptor {@code fd} of the caller (pidfd_getfd): the same open file. */
+    private static int callerFile(int tid, int fd) throws Errno {
+        int pidfd = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, NetlinkCalls.credentials(tid).tgid(), 0, 0, 0, 0);
+        try {
+            return (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, fd, 0, 0, 0);
+        } finally {
+            Syscalls.LIBC.close(pidfd);
+        }
+    }
+
+    /** The "flags:" of /proc/TID/fdinfo/FD: the file's status flags, and O_CLOEXEC for the descriptor's own. */
+    private static int fdFlags(int tid, int fd) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "fdinfo",
+                    Integer.toString(fd)))) {
+                if (line.startsWith("flags:")) {
+                    return Integer.parseInt(line.substring(6).strip(), 8);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone: the notification is dropped anyway
+        }
+        return 0;
+    }
+
+    /** A blocking call the device ended: ERESTARTSYS where a signal will reach the thread, as the kernel's waits return. */
+    private void failInterruptible(Notification n, SupervisedCaller caller, int errno) {
+        if (errno == Errno.EINTR && caller.signalled() == PendingSignals.THIS_THREAD) {
+            listener.fail(n, ERESTARTSYS);
+        } else {
+            listener.fail(n, errno);
+        }
+    }
+
+    private static boolean copyOut(int tid, long address, byte[] data) {
+        try {
+            ProcessMemory.write(tid, address, data, 0, data.length);
+            return true;
+        } catch (Errno e) {
+            return false;
+        }
+    }
+
+    /** readv's iovecs as {base, length, base, length, ...}: EINVAL for a bad count, EFAULT for unreadable vectors. */
+    private static long[] iovecs(int tid, long iov, long iovCount) throws Errno {
+        if (iovCount < 0 || iovCount > Listener.IOV_MAX) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ByteBuffer vectors = ByteBuffer.wrap(Listener.writeBuffer(tid, iov, iovCount * 16)).order(ByteOrder.LITTLE_ENDIAN);
+        long[] segments = new long[(int) iovCount * 2];
+        long total = 0;
+        for (int i = 0; i < segments.length; i++) {
+            segments[i] = vectors.getLong();
+            if (i % 2 == 1) {
+                total += segments[i];
+                if (segments[i] < 0 || total < 0) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+            }
+        }
+        return segments;
+    }
+
+    /** One read(2) of a socket-carried file; O_NONBLOCK read from the caller's fdinfo only when the queue is empty. */
+    private static final class SocketRead implements ReadRequest {
+        private final SupervisedCaller caller;
+        private final int tid;
+        private final int fd;
+        private final int count;
+
+        SocketRead(SupervisedCaller caller, int tid, int fd, long count) {
+            this.caller = caller;
+            this.tid = tid;
+            this.fd = fd;
+            this.count = (int) Math.min(Math.max(count, 0), Integer.MAX_VALUE); // MAX_RW_COUNT and more
+        }
+
+        @Override
+        public io.ibemu.devfs.Caller caller() {
+            return caller;
+        }
+
+        @Override
+        public int count() {
+            return count;
+        }
+
+        @Override
+        public boolean nonBlocking() {
+            return (fdFlags(tid, fd) & Syscalls.O_NONBLOCK) != 0;
+        }
+    }
+
+    /**
+     * ioctl of a socket-carried file: the VFS's own commands continue (the socket answers them
+     * alike), the rest go to the file with the kernel FUSE's restricted-ioctl copies
+     * (_IOC_SIZE bytes in for _IOC_WRITE, back out for _IOC_READ).
+     */
+    void ioctl(Notification n) throws Errno {
+        long[] a = n.args();
+        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        int cmd = (int) a[1];
+        if (s == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
+            listener.proceed(n);
+            return;
+        }
+        supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        int dir = cmd >>> 30;
+        int size = (cmd >>> 16) & 0x3fff;
+        byte[] in = new byte[0];
+        if ((dir & IOC_WRITE) != 0 && size > 0) {
+            try {
+                in = ProcessMemory.read(n.tid(), a[2], size);
+            } catch (Errno e) {
+                listener.fail(n, Errno.EFAULT);
+                return;
+            }
+        }
+        IoctlResult result;
+        try {
+            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
+        } catch (Errno e) {
+            listener.fail(n, e.code());
+            return;
+        }
+        if ((dir & IOC_READ) != 0 && result.out().length > 0
+                && !copyOut(n.tid(), a[2], Arrays.copyOf(result.out(), Math.min(size, result.out().length)))) {
+            listener.fail(n, Errno.EFAULT);
+            return;
+        }
+        if (result.errno() != 0) {
+            listener.fail(n, result.errno());
+        } else {
+            listener.reply(n, result.value());
+        }
+    }
+
+    /** F_DUPFD's answer past the range: the lowest number from {@code from} on that is free, or -1. */
+    private static int lowestFreeAbove(int tid, int from) {
+        String[] names = new File("/proc/" + tid + "/fd").list();
+        Set<Integer> used = new HashSet<>();
+        for (String name : names == null ? new String[0] : names) {
+            used.add(Integer.parseInt(name));
+        }
+        int n = from;
+        while (used.contains(n)) {
+            n++;
+        }
+        return n;
+    }
+}

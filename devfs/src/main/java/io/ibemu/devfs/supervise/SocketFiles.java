@@ -1,0 +1,217 @@
+package io.ibemu.devfs.supervise;
+
+import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.MessageFile;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
+
+/**
+ * The {@link SocketFile}s of every supervised tree: by the inode of the caller's end (what a
+ * range descriptor is found to be), by a token of their own (what hangs up), and the (tid, fd)
+ * answers of earlier lookups. One thread waits on an epoll set of the daemon's ends: a hang-up
+ * is the last close of the caller's end in every process, and the file is released then.
+ */
+final class SocketFiles implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(SocketFiles.class.getName());
+    private static final int AF_UNIX = 1;
+    private static final int SOCK_SEQPACKET = 5;
+    private static final int SOCK_CLOEXEC = 02000000;
+    private static final int SOL_SOCKET = 1;
+    private static final int SO_SNDBUFFORCE = 32;
+    /**
+     * The daemon's end's send buffer (the kernel doubles it): unix datagrams are charged to the
+     * sender, and the kernel's umad queue has no byte limit, only MAX_UMAD_RECV_LIST_SIZE packets.
+     */
+    private static final int SEND_BUFFER = 256 << 20;
+    private static final int EPOLL_CLOEXEC = 02000000;
+    private static final int EPOLL_CTL_ADD = 1;
+    private static final int EPOLL_EVENT = 12; // struct epoll_event is packed on x86_64
+    private static final int EVENTS = 16;
+    private static final int WAIT_MS = 250;
+    private static final int MSG_TRUNC = 0x20;
+    private static final int MSG_DONTWAIT = 0x40;
+
+    private final Map<Long, SocketFile> byInode = new ConcurrentHashMap<>();
+    /**
+     * By the token each pair's epoll entry carries: never reused, unlike the daemon's descriptor
+     * numbers, so a hang-up that two threads saw at once cannot release a later pair.
+     */
+    private final Map<Long, SocketFile> byToken = new ConcurrentHashMap<>();
+    private final AtomicLong tokens = new AtomicLong();
+    private final DescriptorCache<SocketFile> descriptors = new DescriptorCache<>();
+    private final int epoll;
+    private final Thread watcher;
+    private volatile boolean closing;
+
+    SocketFiles() throws Errno {
+        epoll = (int) Syscalls.syscall(Syscalls.SYS_EPOLL_CREATE1, EPOLL_CLOEXEC, 0, 0, 0, 0);
+        watcher = new Thread(this::watch, "supervise-hangups");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    boolean isEmpty() {
+        return byInode.isEmpty();
+    }
+
+    /**
+     * A pair for a new open of {@code node} with access mode {@code accessMode}: {@code file}
+     * diverted to the daemon's end, and the caller's end returned for the caller's descriptor
+     * table (the caller of this closes it).
+     */
+    int open(DeviceNode node, MessageFile file, int accessMode) throws Errno {
+        reap();
+        long at = MEMORY.allocateMemory(8, true);
+        int local;
+        int remote;
+        try {
+            Syscalls.syscall(Syscalls.SYS_SOCKETPAIR, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, at, 0);
+            local = MEMORY.getInt(at);
+            remote = MEMORY.getInt(at + 4);
+            try {
+                MEMORY.putInt(at, SEND_BUFFER);
+                Syscalls.syscall(Syscalls.SYS_SETSOCKOPT, local, SOL_SOCKET, SO_SNDBUFFORCE, at, 4);
+                SocketFile s = new SocketFile(node, file, local, NetlinkCalls.inode(remote), accessMode,
+                        tokens.incrementAndGet());
+                file.divert(s);
+                byInode.put(s.inode, s);
+                byToken.put(s.token, s);
+                long event = MEMORY.allocateMemory(EPOLL_EVENT, true);
+                try {
+                    MEMORY.putInt(event, 0); // no events asked: EPOLLHUP and EPOLLERR come anyway
+                    MEMORY.putLong(event + 4, s.token);
+                    Syscalls.syscall(Syscalls.SYS_EPOLL_CTL, epoll, EPOLL_CTL_ADD, local, event, 0);
+                } finally {
+                    MEMORY.freeMemory(event);
+                }
+                return remote;
+            } catch (Errno e) {
+                byToken.values().removeIf(s -> s.local == local && byInode.remove(s.inode, s));
+                Syscalls.LIBC.close(local);
+                Syscalls.LIBC.close(remote);
+                throw e;
+            }
+        } finally {
+            MEMORY.freeMemory(at);
+        }
+    }
+
+    /** The socket file behind descriptor {@code fd} of {@code tid}, or null: a statx of its /proc link, then the inode. */
+    SocketFile lookup(int tid, int fd, long pathScratch, long statScratch) {
+        if (byInode.isEmpty()) {
+            return null;
+        }
+        SocketFile known = descriptors.get(tid, fd);
+        if (known != null) {
+            return known;
+        }
+        long generation = descriptors.generation();
+        Supervisor.procFdPath(pathScratch, tid, fd);
+        if (Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, 0, Syscalls.STATX_INO, statScratch) != 0) {
+            return null;
+        }
+        SocketFile file = byInode.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
+        if (file != null) {
+            descriptors.put(tid, fd, file, generation);
+        }
+        return file;
+    }
+
+    /**
+     * A descriptor was installed at {@code fd} in some caller: an earlier answer for that number
+     * may name a file the caller closed there (closes of a pair's end are not seen one by one).
+     */
+    void installed(int fd) {
+        descriptors.forgetNumber(fd);
+    }
+
+    /**
+     * The pair of {@code s} is given up for another carrier of its file (a FUSE file): the
+     * file stops diverting, the datagrams in the caller's end ({@code callerEnd}, a copy of it)
+     * are drained (the file's own queue holds each of them), and the pair leaves the registry
+     * without a release, which is the new carrier's now.
+     */
+    void giveUp(SocketFile s, int callerEnd) {
+        s.file.divert(null);
+        long buffer = MEMORY.allocateMemory(1, false);
+        try {
+            while (Syscalls.LIBC.syscall(Syscalls.SYS_RECVFROM, callerEnd, buffer, 1, MSG_DONTWAIT | MSG_TRUNC, 0, 0) >= 0) {
+                // each datagram goes whole, whatever its size
+            }
+        } finally {
+            MEMORY.freeMemory(buffer);
+        }
+        if (byToken.remove(s.token, s)) {
+            byInode.remove(s.inode, s);
+            descriptors.closed(s);
+            Syscalls.LIBC.close(s.local);
+        }
+    }
+
+    private void watch() {
+        while (!closing) {
+            hangUps(WAIT_MS);
+        }
+    }
+
+    /**
+     * Releases now the files whose pairs have hung up: a close in the caller has released its
+     * file before the close returned (fput's task work), so the caller's next open or register
+     * finds it gone, as with the kernel's release, rather than whenever the watcher runs.
+     */
+    void reap() {
+        if (!byToken.isEmpty()) {
+            hangUps(0);
+        }
+    }
+
+    private void hangUps(int timeoutMs) {
+        long events = MEMORY.allocateMemory((long) EPOLL_EVENT * EVENTS, true);
+        try {
+            long n = Syscalls.LIBC.syscall(Syscalls.SYS_EPOLL_WAIT, epoll, events, EVENTS, timeoutMs, 0, 0);
+            for (int i = 0; i < n; i++) {
+                hungUp(MEMORY.getLong(events + (long) EPOLL_EVENT * i + 4));
+            }
+        } finally {
+            MEMORY.freeMemory(events);
+        }
+    }
+
+    /** The caller's end is closed everywhere: the file's release, then our end goes (and leaves the epoll set). */
+    private void hungUp(long token) {
+        SocketFile s = byToken.remove(token);
+        if (s == null) {
+            return; // seen and released by another thread already
+        }
+        byInode.remove(s.inode, s);
+        descriptors.closed(s);
+        try {
+            s.file.release();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "release of a socket-carried file failed", e);
+        } finally {
+            Syscalls.LIBC.close(s.local);
+        }
+    }
+
+    /** Every file released and every daemon end closed (the callers' ends then read end-of-file). */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            watcher.join(2 * WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Long token : byToken.keySet()) {
+            hungUp(token);
+        }
+        Syscalls.LIBC.close(epoll);
+    }
+}
