@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongFunction;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -52,8 +53,31 @@ final class DescriptorCache<F> {
         return (long) tid << 32 | (fd & 0xffffffffL);
     }
 
+    /**
+     * The file descriptor {@code fd} of {@code tid} is: a remembered answer that still holds, else
+     * {@code find} given the address of the statx (STATX_INO, {@code statxFlags}) of
+     * /proc/TID/fd/FD, whose answer is remembered when {@code remember} and not null.
+     */
+    F lookup(int tid, int fd, long pathScratch, long statScratch, int statxFlags, boolean remember,
+            LongFunction<F> find) {
+        F known = get(tid, fd);
+        if (known != null) {
+            return known;
+        }
+        long generation = generation();
+        Supervisor.procFdPath(pathScratch, tid, fd);
+        if (Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, statxFlags, Syscalls.STATX_INO, statScratch) != 0) {
+            return null;
+        }
+        F file = find.apply(statScratch);
+        if (file != null && remember) {
+            put(tid, fd, file, generation);
+        }
+        return file;
+    }
+
     /** The file (tid, fd) was, if that still holds; else null and the caller looks it up. */
-    F get(int tid, int fd) {
+    private F get(int tid, int fd) {
         Entry<F> e = entries.get(key(tid, fd));
         if (e == null) {
             return null;
@@ -66,12 +90,12 @@ final class DescriptorCache<F> {
     }
 
     /** The value of the close counter to hand to {@link #put} after a lookup. */
-    long generation() {
+    private long generation() {
         return closes.get();
     }
 
     /** Remembers a lookup's answer, unless a close came after {@code generation} was read. */
-    void put(int tid, int fd, F file, long generation) {
+    private void put(int tid, int fd, F file, long generation) {
         if (!usable) {
             return;
         }

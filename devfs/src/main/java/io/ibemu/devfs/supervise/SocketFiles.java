@@ -107,20 +107,8 @@ final class SocketFiles implements AutoCloseable {
         if (byInode.isEmpty()) {
             return null;
         }
-        SocketFile known = descriptors.get(tid, fd);
-        if (known != null) {
-            return known;
-        }
-        long generation = descriptors.generation();
-        Supervisor.procFdPath(pathScratch, tid, fd);
-        if (Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, 0, Syscalls.STATX_INO, statScratch) != 0) {
-            return null;
-        }
-        SocketFile file = byInode.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
-        if (file != null) {
-            descriptors.put(tid, fd, file, generation);
-        }
-        return file;
+        return descriptors.lookup(tid, fd, pathScratch, statScratch, 0, true,
+                stat -> byInode.get(MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET)));
     }
 
     /**

@@ -301,22 +301,8 @@ public final class Supervisor implements AutoCloseable {
         if (nodeFiles.isEmpty()) {
             return null;
         }
-        NodeFile known = descriptors.get(tid, fd);
-        if (known != null) {
-            return known;
-        }
-        long generation = descriptors.generation();
-        procFdPath(pathScratch, tid, fd);
-        int r = Syscalls.statx(Syscalls.AT_FDCWD, pathScratch, Syscalls.AT_STATX_DONT_SYNC, Syscalls.STATX_INO,
-                statScratch);
-        if (r != 0 || dev(statScratch) != fuseDev) {
-            return null;
-        }
-        NodeFile file = nodeFiles.get(MEMORY.getLong(statScratch + Syscalls.STATX_INO_OFFSET));
-        if (file != null && devices.closesSeen()) {
-            descriptors.put(tid, fd, file, generation);
-        }
-        return file;
+        return descriptors.lookup(tid, fd, pathScratch, statScratch, Syscalls.AT_STATX_DONT_SYNC, devices.closesSeen(),
+                stat -> dev(stat) != fuseDev ? null : nodeFiles.get(MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET)));
     }
 
     /** "/proc/TID/fd/FD" NUL-terminated at {@code address}, written digit by digit: no String per write. */
