@@ -280,7 +280,7 @@ final class Listener {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
             carried = !node.supervisedIo() && file instanceof MessageFile && supervisor.socketFiles() != null
                     && !Supervisor.wantsFuseFiles(n.tid());
-            local = carried ? socketFile(node, (MessageFile) file, openFlags)
+            local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
                     : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
         } catch (Errno e) {
             fail(n, e.code());
@@ -309,7 +309,7 @@ final class Listener {
      * The caller's end of a new socket pair carrying {@code file}, with the open's O_NONBLOCK; a
      * failure after this closes it, and the pair's hang-up releases the file.
      */
-    private int socketFile(DeviceNode node, MessageFile file, int openFlags) throws Errno {
+    private int openSocketFile(DeviceNode node, MessageFile file, int openFlags) throws Errno {
         int remote;
         try {
             remote = supervisor.socketFiles().open(node, file, openFlags & Syscalls.O_ACCMODE);

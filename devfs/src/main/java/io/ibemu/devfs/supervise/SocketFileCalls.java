@@ -169,8 +169,7 @@ final class SocketFileCalls {
      */
     void duplicate(Notification n) throws Errno {
         long[] a = n.args();
-        boolean fcntl = n.nr() == Syscalls.SYS_FCNTL;
-        if (fcntl && a[1] != Syscalls.F_DUPFD && a[1] != Syscalls.F_DUPFD_CLOEXEC) {
+        if (n.nr() == Syscalls.SYS_FCNTL && a[1] != Syscalls.F_DUPFD && a[1] != Syscalls.F_DUPFD_CLOEXEC) {
             listener.proceed(n);
             return;
         }
@@ -180,47 +179,20 @@ final class SocketFileCalls {
             return;
         }
         int fd = (int) a[0];
-        int target;
-        boolean cloexec;
-        switch (n.nr()) {
-            case Syscalls.SYS_DUP -> {
-                target = listener.lowestFree(n.tid(), listener.base());
-                cloexec = false;
-            }
-            case Syscalls.SYS_FCNTL -> {
-                int min = (int) a[2]; // the kernel takes the argument as an int
-                if (min < 0) {
-                    listener.fail(n, Errno.EINVAL);
-                    return;
-                }
-                target = min < listener.base() + listener.count() ? listener.lowestFree(n.tid(), Math.max(min, listener.base())) : lowestFreeAbove(n.tid(), min);
-                cloexec = a[1] == Syscalls.F_DUPFD_CLOEXEC;
-            }
-            default -> {
-                if (n.nr() == Syscalls.SYS_DUP3 && (a[2] & ~Syscalls.O_CLOEXEC) != 0 || a[1] < 0 || a[1] > Integer.MAX_VALUE) {
-                    listener.fail(n, n.nr() == Syscalls.SYS_DUP3 && (a[2] & ~Syscalls.O_CLOEXEC) != 0 ? Errno.EINVAL : Errno.EBADF);
-                    return;
-                }
-                if (a[1] == a[0]) {
-                    if (n.nr() == Syscalls.SYS_DUP3) {
-                        listener.fail(n, Errno.EINVAL);
-                    } else {
-                        listener.reply(n, fd);
-                    }
-                    return;
-                }
-                target = (int) a[1];
-                cloexec = n.nr() == Syscalls.SYS_DUP3 && (a[2] & Syscalls.O_CLOEXEC) != 0;
-            }
+        Copy c = copyOf(n);
+        if (c.errno() != 0) {
+            listener.fail(n, c.errno());
+            return;
         }
-        if (target < 0) {
-            listener.fail(n, Errno.EMFILE);
+        if (c.target() == fd) {
+            listener.reply(n, fd); // dup2(fd, fd): nothing to copy
             return;
         }
         int copy = callerFile(n.tid(), fd);
         try {
-            if (target >= listener.base() && target < listener.base() + listener.count()) {
-                listener.addFd(n.id(), copy, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, cloexec ? Syscalls.O_CLOEXEC : 0);
+            int fdFlags = c.cloexec() ? Syscalls.O_CLOEXEC : 0;
+            if (c.target() >= listener.base() && c.target() < listener.base() + listener.count()) {
+                listener.addFd(n.id(), copy, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, fdFlags);
                 return;
             }
             int flags = fdFlags(n.tid(), fd);
@@ -228,7 +200,7 @@ final class SocketFileCalls {
             int local = supervisor.openFile(null, s.file, s.accessMode() | (flags & Syscalls.O_NONBLOCK));
             try {
                 listener.addFd(n.id(), local, fd, Syscalls.ADDFD_SETFD, flags & Syscalls.O_CLOEXEC);
-                listener.addFd(n.id(), local, target, Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, cloexec ? Syscalls.O_CLOEXEC : 0);
+                listener.addFd(n.id(), local, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, fdFlags);
             } finally {
                 Syscalls.LIBC.close(local);
             }
@@ -236,6 +208,48 @@ final class SocketFileCalls {
             listener.fail(n, e.code());
         } finally {
             Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /** Where a dup-like call puts its copy and whether it is close-on-exec, or the errno it fails with. */
+    private record Copy(int target, boolean cloexec, int errno) {
+        static Copy failed(int errno) {
+            return new Copy(-1, false, errno);
+        }
+    }
+
+    /**
+     * dup: the lowest free range number (not the lowest free number: see decisions.md); F_DUPFD:
+     * the lowest free number from its argument on, taken in the range while the range has one;
+     * dup2/dup3: their target, with dup3's flags checked as ksys_dup3 does.
+     */
+    private Copy copyOf(Notification n) {
+        long[] a = n.args();
+        int base = listener.base();
+        int end = base + listener.count();
+        switch (n.nr()) {
+            case Syscalls.SYS_DUP -> {
+                int target = listener.lowestFree(n.tid(), base);
+                return target < 0 ? Copy.failed(Errno.EMFILE) : new Copy(target, false, 0);
+            }
+            case Syscalls.SYS_FCNTL -> {
+                int min = (int) a[2]; // the kernel takes the argument as an int
+                if (min < 0) {
+                    return Copy.failed(Errno.EINVAL);
+                }
+                int target = min < end ? listener.lowestFree(n.tid(), Math.max(min, base)) : lowestFreeAbove(n.tid(), min);
+                return target < 0 ? Copy.failed(Errno.EMFILE) : new Copy(target, a[1] == Syscalls.F_DUPFD_CLOEXEC, 0);
+            }
+            default -> {
+                boolean dup3 = n.nr() == Syscalls.SYS_DUP3;
+                if (dup3 && ((a[2] & ~Syscalls.O_CLOEXEC) != 0 || a[1] == a[0])) {
+                    return Copy.failed(Errno.EINVAL);
+                }
+                if (a[1] < 0 || a[1] > Integer.MAX_VALUE) {
+                    return Copy.failed(Errno.EBADF);
+                }
+                return new Copy((int) a[1], dup3 && (a[2] & Syscalls.O_CLOEXEC) != 0, 0);
+            }
         }
     }
 

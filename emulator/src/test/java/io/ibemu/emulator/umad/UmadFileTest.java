@@ -323,4 +323,73 @@ class UmadFileTest {
         assertArrayEquals(new byte[] {(byte) 0x81}, new byte[] {out.data()[64 + 3]});
         f.release();
     }
+
+    /** What the supervisor's socket pair sees of a diverted file. */
+    private static final class Outlet implements io.ibemu.devfs.MessageOutlet {
+        final java.util.List<byte[]> sent = new java.util.ArrayList<>();
+        boolean room = true;
+        int hangUps;
+
+        @Override
+        public boolean send(byte[] message) {
+            if (room) {
+                sent.add(message);
+            }
+            return room;
+        }
+
+        @Override
+        public void hangUp() {
+            hangUps++;
+        }
+    }
+
+    /** A diverted file sends each packet as read() returns it, and admits a read only when the head fits. */
+    @Test
+    void aDivertedFileSendsEachPacketAndChecksEachRead() throws Exception {
+        UmadDevice device = new UmadDevice(layer, port);
+        UmadFile f = (UmadFile) device.open(TestCaller.INSTANCE, 0);
+        Outlet outlet = new Outlet();
+        f.divert(outlet);
+        int id = register(f, regReq(0, 0x81, 1));
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(drGet(id, false, 0x0011, 0, 0x77)), 0);
+        assertEquals(1, outlet.sent.size());
+        byte[] sent = outlet.sent.get(0);
+        assertEquals(56 + 256, sent.length);
+        assertEquals(id, UmadHeader.decode(sent, false).id());
+        assertEquals(0x77, Mads.tid(Arrays.copyOfRange(sent, 56, sent.length)) & 0xffffffffL);
+
+        assertEquals(Errno.EINVAL, errnoOf(() -> f.admit(TestCaller.read(55, true))), "smaller than the header");
+        ReadResult small = f.admit(TestCaller.read(56 + 255, true));
+        assertEquals(Errno.EINVAL, small.errno(), "too small for the MAD");
+        assertEquals(null, f.admit(TestCaller.read(56 + 256, true)), "the head fits: the caller's read takes it");
+        assertEquals(Errno.EAGAIN, errnoOf(() -> f.admit(TestCaller.read(1024, true))), "and the file forgot it");
+
+        outlet.room = false; // a socket that refuses: the packet is lost, not kept where no read finds it
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(drGet(id, false, 0x0011, 0, 0x78)), 0);
+        assertEquals(Errno.EAGAIN, errnoOf(() -> f.admit(TestCaller.read(1024, true))));
+
+        device.kill();
+        assertEquals(1, outlet.hangUps, "the pair's reader learns of the removal");
+        assertEquals(Errno.EIO, errnoOf(() -> f.admit(TestCaller.read(1024, true))));
+        f.release();
+    }
+
+    /** Undiverted again (the pair given up for a FUSE file), what was sent is read through read(). */
+    @Test
+    void anUndivertedFileReadsWhatItHadSent() throws Errno {
+        UmadFile f = open();
+        Outlet outlet = new Outlet();
+        f.divert(outlet);
+        int id = register(f, regReq(0, 0x81, 1));
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(drGet(id, false, 0x0011, 0, 0x79)), 0);
+        f.divert(null);
+        assertTrue((f.poll(TestCaller.INSTANCE, null) & Poll.IN) != 0);
+        ReadResult r = f.read(TestCaller.read(1024, true));
+        assertArrayEquals(outlet.sent.get(0), r.data());
+        f.write(TestCaller.INSTANCE, ByteBuffer.wrap(drGet(id, false, 0x0011, 0, 0x7a)), 0);
+        assertEquals(1, outlet.sent.size(), "nothing more to the outlet");
+        assertFalse(f.read(TestCaller.read(1024, true)).failed());
+        f.release();
+    }
 }
