@@ -31,6 +31,9 @@ final class SocketFiles implements AutoCloseable {
     private static final int SEND_BUFFER = 256 << 20;
     private static final int EPOLL_CLOEXEC = 02000000;
     private static final int EPOLL_CTL_ADD = 1;
+    private static final int EPOLLIN = 1;
+    private static final int EFD_NONBLOCK = 04000;
+    private static final int EFD_CLOEXEC = 02000000;
     private static final int EPOLL_EVENT = 12; // struct epoll_event is packed on x86_64
     private static final int EVENTS = 16;
     private static final int WAIT_MS = 250;
@@ -46,11 +49,20 @@ final class SocketFiles implements AutoCloseable {
     private final AtomicLong tokens = new AtomicLong();
     private final DescriptorCache<SocketFile> descriptors = new DescriptorCache<>();
     private final int epoll;
+    /** In the epoll set with token 0 (pairs count from 1): written at close, so the watcher ends at once. */
+    private final int wake;
     private final Thread watcher;
     private volatile boolean closing;
 
     SocketFiles() throws Errno {
         epoll = (int) Syscalls.syscall(Syscalls.SYS_EPOLL_CREATE1, EPOLL_CLOEXEC, 0, 0, 0, 0);
+        try {
+            wake = (int) Syscalls.syscall(Syscalls.SYS_EVENTFD2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0);
+        } catch (Errno e) {
+            Syscalls.LIBC.close(epoll);
+            throw e;
+        }
+        watch(wake, EPOLLIN, 0);
         watcher = new Thread(this::watch, "supervise-hangups");
         watcher.setDaemon(true);
         watcher.start();
@@ -82,14 +94,7 @@ final class SocketFiles implements AutoCloseable {
                 file.divert(s);
                 byInode.put(s.inode, s);
                 byToken.put(s.token, s);
-                long event = MEMORY.allocateMemory(EPOLL_EVENT, true);
-                try {
-                    MEMORY.putInt(event, 0); // no events asked: EPOLLHUP and EPOLLERR come anyway
-                    MEMORY.putLong(event + 4, s.token);
-                    Syscalls.syscall(Syscalls.SYS_EPOLL_CTL, epoll, EPOLL_CTL_ADD, local, event, 0);
-                } finally {
-                    MEMORY.freeMemory(event);
-                }
+                watch(local, 0, s.token); // no events asked: EPOLLHUP and EPOLLERR come anyway
                 return remote;
             } catch (Errno e) {
                 byToken.values().removeIf(s -> s.local == local && byInode.remove(s.inode, s));
@@ -117,6 +122,18 @@ final class SocketFiles implements AutoCloseable {
      */
     void installed(int fd) {
         descriptors.forgetNumber(fd);
+    }
+
+    /** Adds {@code fd} to the epoll set for {@code events}, its events to carry {@code token}. */
+    private void watch(int fd, int events, long token) throws Errno {
+        long event = MEMORY.allocateMemory(EPOLL_EVENT, true);
+        try {
+            MEMORY.putInt(event, events);
+            MEMORY.putLong(event + 4, token);
+            Syscalls.syscall(Syscalls.SYS_EPOLL_CTL, epoll, EPOLL_CTL_ADD, fd, event, 0);
+        } finally {
+            MEMORY.freeMemory(event);
+        }
     }
 
     /**
@@ -192,6 +209,13 @@ final class SocketFiles implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        long one = MEMORY.allocateMemory(8, true);
+        try {
+            MEMORY.putLong(one, 1);
+            Syscalls.LIBC.syscall(Syscalls.SYS_WRITE, wake, one, 8, 0, 0, 0);
+        } finally {
+            MEMORY.freeMemory(one);
+        }
         try {
             watcher.join(2 * WAIT_MS);
         } catch (InterruptedException e) {
@@ -201,5 +225,6 @@ final class SocketFiles implements AutoCloseable {
             hungUp(token);
         }
         Syscalls.LIBC.close(epoll);
+        Syscalls.LIBC.close(wake);
     }
 }

@@ -61,6 +61,7 @@ final class Syscalls {
     static final int SYS_SETSOCKOPT = 54;
     static final int SYS_EPOLL_WAIT = 232;
     static final int SYS_EPOLL_CTL = 233;
+    static final int SYS_EVENTFD2 = 290;
     static final int SYS_EPOLL_CREATE1 = 291;
     static final int SYS_OPENAT = 257;
     static final int SYS_NEWFSTATAT = 262;
