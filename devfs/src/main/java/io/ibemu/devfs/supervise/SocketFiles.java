@@ -36,7 +36,7 @@ final class SocketFiles implements AutoCloseable {
     private static final int EFD_CLOEXEC = 02000000;
     private static final int EPOLL_EVENT = 12; // struct epoll_event is packed on x86_64
     private static final int EVENTS = 16;
-    private static final int WAIT_MS = 250;
+    private static final int JOIN_MS = 1000;
     private static final int MSG_TRUNC = 0x20;
     private static final int MSG_DONTWAIT = 0x40;
 
@@ -66,10 +66,6 @@ final class SocketFiles implements AutoCloseable {
         watcher = new Thread(this::watch, "supervise-hangups");
         watcher.setDaemon(true);
         watcher.start();
-    }
-
-    boolean isEmpty() {
-        return byInode.isEmpty();
     }
 
     /**
@@ -161,7 +157,7 @@ final class SocketFiles implements AutoCloseable {
 
     private void watch() {
         while (!closing) {
-            hangUps(WAIT_MS);
+            hangUps(-1); // until a hang-up, or the wake-up of close()
         }
     }
 
@@ -217,7 +213,7 @@ final class SocketFiles implements AutoCloseable {
             MEMORY.freeMemory(one);
         }
         try {
-            watcher.join(2 * WAIT_MS);
+            watcher.join(JOIN_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
