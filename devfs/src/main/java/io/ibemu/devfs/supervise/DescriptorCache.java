@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
+import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,9 +57,9 @@ final class DescriptorCache<F> {
     /**
      * The file descriptor {@code fd} of {@code tid} is: a remembered answer that still holds, else
      * {@code find} given the address of the statx (STATX_INO, {@code statxFlags}) of
-     * /proc/TID/fd/FD, whose answer is remembered when {@code remember} and not null.
+     * /proc/TID/fd/FD, whose answer is remembered when not null and {@code remember} holds for it.
      */
-    F lookup(int tid, int fd, long pathScratch, long statScratch, int statxFlags, boolean remember,
+    F lookup(int tid, int fd, long pathScratch, long statScratch, int statxFlags, Predicate<F> remember,
             LongFunction<F> find) {
         F known = get(tid, fd);
         if (known != null) {
@@ -70,7 +71,7 @@ final class DescriptorCache<F> {
             return null;
         }
         F file = find.apply(statScratch);
-        if (file != null && remember) {
+        if (file != null && remember.test(file)) {
             put(tid, fd, file, generation);
         }
         return file;

@@ -39,7 +39,7 @@ final class Listener {
     private static final System.Logger LOG = System.getLogger(Listener.class.getName());
     private static final int POLL_MS = 250;
     private static final int MAX_WRITE = 64 << 20;
-    static final int IOV_MAX = 1024;
+    private static final int IOV_MAX = 1024;
     private static final int PAGE = 4096;
     private static final int PATH_MAX = 4096;
     private static final int AF_NETLINK = 16;
@@ -328,24 +328,23 @@ final class Listener {
         return remote;
     }
 
-    /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
-    SocketFile socketFile(int tid, long fdArgument) {
-        SocketFiles sockets = supervisor.socketFiles();
-        if (sockets == null || fdArgument < base || fdArgument >= base + count) {
+    /** The device file behind a range descriptor of {@code tid} (a {@link NodeFile}, a {@link SocketFile}), or null. */
+    private Object rangeFile(int tid, long fdArgument) {
+        if (fdArgument < base || fdArgument >= base + count) {
             return null;
         }
-        return sockets.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+        return supervisor.rangeFile(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
+    }
+
+    /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
+    SocketFile socketFile(int tid, long fdArgument) {
+        return rangeFile(tid, fdArgument) instanceof SocketFile s ? s : null;
     }
 
     /** The node a range descriptor of {@code tid} is an open of, through FUSE or a socket pair; else null. */
     private DeviceNode nodeOf(int tid, long fdArgument) {
-        NodeFile file = fdArgument < 0 || fdArgument > Integer.MAX_VALUE ? null
-                : supervisor.lookup(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
-        if (file != null) {
-            return file.node;
-        }
-        SocketFile s = socketFile(tid, fdArgument);
-        return s == null ? null : s.node;
+        Object file = rangeFile(tid, fdArgument);
+        return file instanceof NodeFile f ? f.node : file instanceof SocketFile s ? s.node : null;
     }
 
     /** fstat/newfstatat/statx(AT_EMPTY_PATH) of a range fd: the node's own stat. */
@@ -397,9 +396,10 @@ final class Listener {
     /** write/writev on a range fd of a node: the device serves the whole buffer. */
     private void write(Notification n) throws Errno {
         long[] a = n.args();
-        NodeFile file = supervisor.lookup(n.tid(), (int) a[0], scratch() + AT_PROC_PATH, scratch() + AT_STAT);
-        SocketFile carried = file == null ? socketFile(n.tid(), a[0]) : null;
-        if (file == null && carried == null) {
+        Object found = rangeFile(n.tid(), a[0]);
+        NodeFile file = found instanceof NodeFile f ? f : null;
+        SocketFile carried = found instanceof SocketFile s ? s : null;
+        if (found == null) {
             writeSocket(n);
             return;
         }
@@ -449,7 +449,7 @@ final class Listener {
         }
     }
 
-    static byte[] writeBuffer(int tid, long address, long length) throws Errno {
+    private static byte[] writeBuffer(int tid, long address, long length) throws Errno {
         if (length < 0 || length > MAX_WRITE) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -462,26 +462,42 @@ final class Listener {
 
     /** writev's iovecs joined into one buffer, as the kernel's write_iter sees them. */
     static byte[] gather(int tid, long iov, long iovCount) throws Errno {
+        long[] segments = iovecs(tid, iov, iovCount);
+        long total = 0;
+        for (int i = 1; i < segments.length; i += 2) {
+            total += segments[i];
+        }
+        if (total > MAX_WRITE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ByteBuffer joined = ByteBuffer.allocate((int) total);
+        for (int i = 0; i < segments.length; i += 2) {
+            joined.put(writeBuffer(tid, segments[i], segments[i + 1]));
+        }
+        return joined.array();
+    }
+
+    /**
+     * The iovec array at {@code iov} as {base, length, base, length, ...}: EINVAL for a bad count or
+     * a negative or overflowing length (import_iovec), EFAULT when the array is unreadable.
+     */
+    static long[] iovecs(int tid, long iov, long iovCount) throws Errno {
         if (iovCount < 0 || iovCount > IOV_MAX) {
             throw Errno.of(Errno.EINVAL);
         }
         ByteBuffer vectors = ByteBuffer.wrap(writeBuffer(tid, iov, iovCount * 16)).order(ByteOrder.LITTLE_ENDIAN);
+        long[] segments = new long[(int) iovCount * 2];
         long total = 0;
-        long[] bases = new long[(int) iovCount];
-        long[] lengths = new long[(int) iovCount];
-        for (int i = 0; i < iovCount; i++) {
-            bases[i] = vectors.getLong();
-            lengths[i] = vectors.getLong();
-            total += lengths[i];
-            if (lengths[i] < 0 || total > MAX_WRITE) {
-                throw Errno.of(Errno.EINVAL);
+        for (int i = 0; i < segments.length; i++) {
+            segments[i] = vectors.getLong();
+            if (i % 2 == 1) {
+                total += segments[i];
+                if (segments[i] < 0 || total < 0) {
+                    throw Errno.of(Errno.EINVAL);
+                }
             }
         }
-        ByteBuffer joined = ByteBuffer.allocate((int) total);
-        for (int i = 0; i < iovCount; i++) {
-            joined.put(writeBuffer(tid, bases[i], lengths[i]));
-        }
-        return joined.array();
+        return segments;
     }
 
     /**
@@ -534,7 +550,7 @@ final class Listener {
     }
 
     private boolean deviceFile(int tid, long fdArgument) {
-        return fdArgument >= base && fdArgument < base + count && nodeOf(tid, fdArgument) != null;
+        return nodeOf(tid, fdArgument) != null;
     }
 
     /** An open of one of our nodes, of a regular file or directory outside FUSE, or of nothing yet. */

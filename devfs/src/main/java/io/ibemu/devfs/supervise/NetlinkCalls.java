@@ -460,7 +460,7 @@ final class NetlinkCalls {
         s.offered((int) Math.min(room, Integer.MAX_VALUE));
         int dup;
         try {
-            dup = duplicate(n, (int) n.args()[0]);
+            dup = Syscalls.callerDescriptor(n.tid(), (int) n.args()[0]);
         } catch (Errno e) {
             listener.fail(n, Errno.EBADF);
             return;
@@ -589,20 +589,6 @@ final class NetlinkCalls {
             return false;
         }
         return listener.valid(n.id());
-    }
-
-    /** The caller's descriptor {@code fd} as one of ours (pidfd_getfd), to read its queue. */
-    private static int duplicate(Notification n, int fd) throws Errno {
-        // the thread itself when it leads its process (pidfd_open wants a leader); else its tgid
-        long pidfd = Syscalls.LIBC.syscall(Syscalls.SYS_PIDFD_OPEN, n.tid(), 0, 0, 0, 0, 0);
-        if (pidfd < 0) {
-            pidfd = Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, tgid(n.tid()), 0, 0, 0, 0);
-        }
-        try {
-            return (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, fd, 0, 0, 0);
-        } finally {
-            Syscalls.LIBC.close((int) pidfd);
-        }
     }
 
     private void autobind(Notification n, NetlinkSocket s) {

@@ -23,10 +23,10 @@ final class NodeFile implements DeviceFile {
     /** The open's flags; O_NONBLOCK set later with fcntl is not seen by supervised writes. */
     final int flags;
     private final Map<Long, NodeFile> registry;
-    private final DescriptorCache<NodeFile> descriptors;
+    private final DescriptorCache<Object> descriptors;
     private volatile long inode = -1;
 
-    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry, DescriptorCache<NodeFile> descriptors) {
+    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry, DescriptorCache<Object> descriptors) {
         this.node = node;
         this.file = file;
         this.flags = flags;

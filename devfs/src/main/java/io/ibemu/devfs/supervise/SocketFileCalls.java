@@ -10,8 +10,6 @@ import io.ibemu.devfs.supervise.Listener.Notification;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -29,8 +27,8 @@ import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
  */
 final class SocketFileCalls {
 
-    /** The largest datagram a socket-carried file queues: a umad RMPP message of the kernel's limit and more. */
-    private static final int MAX_DATAGRAM = 1 << 22;
+    private static final int MSG_PEEK = 2;
+    private static final int MSG_TRUNC = 0x20;
     private static final int MSG_DONTWAIT = 0x40;
     private static final int IOC_WRITE = 1;
     private static final int IOC_READ = 2;
@@ -72,7 +70,7 @@ final class SocketFileCalls {
         if (n.nr() == Syscalls.SYS_READV) {
             long[] segments;
             try {
-                segments = iovecs(n.tid(), a[1], a[2]);
+                segments = Listener.iovecs(n.tid(), a[1], a[2]);
             } catch (Errno e) {
                 listener.fail(n, e.code());
                 return;
@@ -146,17 +144,22 @@ final class SocketFileCalls {
         listener.reply(n, total);
     }
 
-    /** The head datagram of the caller's end, received through a copy of the caller's descriptor. */
+    /** The head datagram of the caller's end, received whole through a copy of the caller's descriptor. */
     private static byte[] takeHead(int tid, int fd) throws Errno {
-        int copy = callerFile(tid, fd);
-        long buffer = MEMORY.allocateMemory(MAX_DATAGRAM, false);
+        int copy = Syscalls.callerDescriptor(tid, fd);
         try {
-            int got = (int) Syscalls.syscall(Syscalls.SYS_RECVFROM, copy, buffer, MAX_DATAGRAM, MSG_DONTWAIT, 0);
-            byte[] message = new byte[got];
-            MEMORY.getByteArray(buffer, message, 0, got);
-            return message;
+            // its size first (MSG_PEEK|MSG_TRUNC answers a datagram's whole length), then itself
+            int size = (int) Syscalls.syscall(Syscalls.SYS_RECVFROM, copy, 0, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT, 0);
+            long buffer = MEMORY.allocateMemory(Math.max(size, 1), false);
+            try {
+                int got = (int) Syscalls.syscall(Syscalls.SYS_RECVFROM, copy, buffer, size, MSG_DONTWAIT, 0);
+                byte[] message = new byte[got];
+                MEMORY.getByteArray(buffer, message, 0, got);
+                return message;
+            } finally {
+                MEMORY.freeMemory(buffer);
+            }
         } finally {
-            MEMORY.freeMemory(buffer);
             Syscalls.LIBC.close(copy);
         }
     }
@@ -188,7 +191,7 @@ final class SocketFileCalls {
             listener.reply(n, fd); // dup2(fd, fd): nothing to copy
             return;
         }
-        int copy = callerFile(n.tid(), fd);
+        int copy = Syscalls.callerDescriptor(n.tid(), fd);
         try {
             int fdFlags = c.cloexec() ? Syscalls.O_CLOEXEC : 0;
             if (c.target() >= listener.base() && c.target() < listener.base() + listener.count()) {
@@ -253,16 +256,6 @@ final class SocketFileCalls {
         }
     }
 
-    /** A copy in the daemon of descriptor {@code fd} of the caller (pidfd_getfd): the same open file. */
-    private static int callerFile(int tid, int fd) throws Errno {
-        int pidfd = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, NetlinkCalls.credentials(tid).tgid(), 0, 0, 0, 0);
-        try {
-            return (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, fd, 0, 0, 0);
-        } finally {
-            Syscalls.LIBC.close(pidfd);
-        }
-    }
-
     /** The "flags:" of /proc/TID/fdinfo/FD: the file's status flags, and O_CLOEXEC for the descriptor's own. */
     private static int fdFlags(int tid, int fd) {
         try {
@@ -296,25 +289,6 @@ final class SocketFileCalls {
         }
     }
 
-    /** readv's iovecs as {base, length, base, length, ...}: EINVAL for a bad count, EFAULT for unreadable vectors. */
-    private static long[] iovecs(int tid, long iov, long iovCount) throws Errno {
-        if (iovCount < 0 || iovCount > Listener.IOV_MAX) {
-            throw Errno.of(Errno.EINVAL);
-        }
-        ByteBuffer vectors = ByteBuffer.wrap(Listener.writeBuffer(tid, iov, iovCount * 16)).order(ByteOrder.LITTLE_ENDIAN);
-        long[] segments = new long[(int) iovCount * 2];
-        long total = 0;
-        for (int i = 0; i < segments.length; i++) {
-            segments[i] = vectors.getLong();
-            if (i % 2 == 1) {
-                total += segments[i];
-                if (segments[i] < 0 || total < 0) {
-                    throw Errno.of(Errno.EINVAL);
-                }
-            }
-        }
-        return segments;
-    }
 
     /** One read(2) of a socket-carried file; O_NONBLOCK read from the caller's fdinfo only when the queue is empty. */
     private static final class SocketRead implements ReadRequest {

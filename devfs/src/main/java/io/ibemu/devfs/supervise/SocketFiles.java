@@ -47,14 +47,16 @@ final class SocketFiles implements AutoCloseable {
      */
     private final Map<Long, SocketFile> byToken = new ConcurrentHashMap<>();
     private final AtomicLong tokens = new AtomicLong();
-    private final DescriptorCache<SocketFile> descriptors = new DescriptorCache<>();
+    /** The supervisor's (tid, fd) answers, shared with its node files. */
+    private final DescriptorCache<Object> descriptors;
     private final int epoll;
     /** In the epoll set with token 0 (pairs count from 1): written at close, so the watcher ends at once. */
     private final int wake;
     private final Thread watcher;
     private volatile boolean closing;
 
-    SocketFiles() throws Errno {
+    SocketFiles(DescriptorCache<Object> descriptors) throws Errno {
+        this.descriptors = descriptors;
         epoll = (int) Syscalls.syscall(Syscalls.SYS_EPOLL_CREATE1, EPOLL_CLOEXEC, 0, 0, 0, 0);
         try {
             wake = (int) Syscalls.syscall(Syscalls.SYS_EVENTFD2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0);
@@ -82,18 +84,21 @@ final class SocketFiles implements AutoCloseable {
             Syscalls.syscall(Syscalls.SYS_SOCKETPAIR, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, at, 0);
             local = MEMORY.getInt(at);
             remote = MEMORY.getInt(at + 4);
+            SocketFile s = null;
             try {
                 MEMORY.putInt(at, SEND_BUFFER);
                 Syscalls.syscall(Syscalls.SYS_SETSOCKOPT, local, SOL_SOCKET, SO_SNDBUFFORCE, at, 4);
-                SocketFile s = new SocketFile(node, file, local, NetlinkCalls.inode(remote), accessMode,
-                        tokens.incrementAndGet());
-                file.divert(s);
+                s = new SocketFile(node, file, local, NetlinkCalls.inode(remote), accessMode, tokens.incrementAndGet());
                 byInode.put(s.inode, s);
                 byToken.put(s.token, s);
                 watch(local, 0, s.token); // no events asked: EPOLLHUP and EPOLLERR come anyway
+                file.divert(s);
                 return remote;
             } catch (Errno e) {
-                byToken.values().removeIf(s -> s.local == local && byInode.remove(s.inode, s));
+                if (s != null) {
+                    byToken.remove(s.token, s);
+                    byInode.remove(s.inode, s);
+                }
                 Syscalls.LIBC.close(local);
                 Syscalls.LIBC.close(remote);
                 throw e;
@@ -103,13 +108,13 @@ final class SocketFiles implements AutoCloseable {
         }
     }
 
-    /** The socket file behind descriptor {@code fd} of {@code tid}, or null: a statx of its /proc link, then the inode. */
-    SocketFile lookup(int tid, int fd, long pathScratch, long statScratch) {
-        if (byInode.isEmpty()) {
-            return null;
-        }
-        return descriptors.lookup(tid, fd, pathScratch, statScratch, 0, true,
-                stat -> byInode.get(MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET)));
+    boolean isEmpty() {
+        return byInode.isEmpty();
+    }
+
+    /** The pair whose caller end has inode {@code inode} (a socket's, on sockfs), or null. */
+    SocketFile byInode(long inode) {
+        return byInode.get(inode);
     }
 
     /**

@@ -24,6 +24,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import java.util.function.Predicate;
 
 import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
 
@@ -63,7 +65,10 @@ public final class Supervisor implements AutoCloseable {
     private final Path socket;
     private final long fuseDev;
     private final Map<Long, NodeFile> nodeFiles = new ConcurrentHashMap<>();
-    private final DescriptorCache<NodeFile> descriptors = new DescriptorCache<>();
+    /** What range descriptors were found to be: node files and socket files alike. */
+    private final DescriptorCache<Object> descriptors;
+    private final LongFunction<Object> fileOf = this::fileOf;
+    private final Predicate<Object> remember;
     /** Opens of nodes whose files are {@link MessageFile}s, carried by socket pairs; null: those go over FUSE too. */
     private final SocketFiles sockets;
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
@@ -75,8 +80,10 @@ public final class Supervisor implements AutoCloseable {
     private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
-            Map<Integer, NetlinkFamily> families, SocketFiles sockets) {
+            Map<Integer, NetlinkFamily> families, DescriptorCache<Object> descriptors, SocketFiles sockets) {
         this.devices = devices;
+        this.descriptors = descriptors;
+        this.remember = file -> file instanceof SocketFile || devices.closesSeen();
         this.sockets = sockets;
         this.netlink = new NetlinkSockets(families);
         this.server = server;
@@ -140,12 +147,13 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException(devices + " is not mounted");
         }
         long dev = deviceOf(mount.toString());
+        DescriptorCache<Object> descriptors = new DescriptorCache<>();
         SocketFiles sockets = null;
         if (!"fuse".equals(System.getProperty(MESSAGE_TRANSPORT))) {
             try {
-                sockets = new SocketFiles();
+                sockets = new SocketFiles(descriptors);
             } catch (Errno e) {
-                throw new IOException("epoll_create1: errno " + e.code());
+                throw new IOException("the socket carrier's epoll set: errno " + e.code());
             }
         }
         ServerSocketChannel server;
@@ -157,7 +165,7 @@ public final class Supervisor implements AutoCloseable {
             }
             throw e;
         }
-        Supervisor s = new Supervisor(devices, server, socket, dev, families, sockets);
+        Supervisor s = new Supervisor(devices, server, socket, dev, families, descriptors, sockets);
         s.acceptor.start();
         s.watchdog.start();
         return s;
@@ -294,15 +302,24 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
-     * The open node file behind descriptor {@code fd} of thread {@code tid}, or null: a statx of
-     * its /proc link that asks FUSE nothing (AT_STATX_DONT_SYNC), then the inode.
+     * The device file behind descriptor {@code fd} of thread {@code tid}: a {@link NodeFile}, a
+     * {@link SocketFile}, or null. One statx of its /proc link that asks FUSE nothing
+     * (AT_STATX_DONT_SYNC) tells the two apart by device, then the inode names the file; node
+     * files are remembered only while every close of theirs is seen (FUSE FLUSH).
      */
-    NodeFile lookup(int tid, int fd, long pathScratch, long statScratch) {
-        if (nodeFiles.isEmpty()) {
+    Object rangeFile(int tid, int fd, long pathScratch, long statScratch) {
+        if (nodeFiles.isEmpty() && (sockets == null || sockets.isEmpty())) {
             return null;
         }
-        return descriptors.lookup(tid, fd, pathScratch, statScratch, Syscalls.AT_STATX_DONT_SYNC, devices.closesSeen(),
-                stat -> dev(stat) != fuseDev ? null : nodeFiles.get(MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET)));
+        return descriptors.lookup(tid, fd, pathScratch, statScratch, Syscalls.AT_STATX_DONT_SYNC, remember, fileOf);
+    }
+
+    private Object fileOf(long stat) {
+        long inode = MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET);
+        if (dev(stat) == fuseDev) {
+            return nodeFiles.get(inode);
+        }
+        return sockets == null ? null : sockets.byInode(inode);
     }
 
     /** "/proc/TID/fd/FD" NUL-terminated at {@code address}, written digit by digit: no String per write. */
@@ -398,12 +415,7 @@ public final class Supervisor implements AutoCloseable {
         }
         int listener;
         try {
-            int pidfd = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_OPEN, pid, 0, 0, 0, 0);
-            try {
-                listener = (int) Syscalls.syscall(Syscalls.SYS_PIDFD_GETFD, pidfd, remoteFd, 0, 0, 0);
-            } finally {
-                Syscalls.LIBC.close(pidfd);
-            }
+            listener = Syscalls.callerDescriptor(pid, remoteFd);
         } catch (Errno e) {
             return "error: cannot take descriptor " + remoteFd + " of pid " + pid + " (errno " + e.code() + ")\n";
         }

@@ -156,4 +156,21 @@ final class Syscalls {
         MEMORY.putByteArray(address, bytes, 0, bytes.length);
         MEMORY.putByte(address + bytes.length, (byte) 0);
     }
+
+    /**
+     * Descriptor {@code fd} of thread {@code tid}'s process as one of the daemon's (pidfd_getfd):
+     * the same open file, e.g. to read a socket's queue.
+     */
+    static int callerDescriptor(int tid, int fd) throws Errno {
+        // the thread itself when it leads its process (pidfd_open wants a leader); else its tgid
+        long pidfd = LIBC.syscall(SYS_PIDFD_OPEN, tid, 0, 0, 0, 0, 0);
+        if (pidfd < 0) {
+            pidfd = syscall(SYS_PIDFD_OPEN, NetlinkCalls.tgid(tid), 0, 0, 0, 0);
+        }
+        try {
+            return (int) syscall(SYS_PIDFD_GETFD, pidfd, fd, 0, 0, 0);
+        } finally {
+            LIBC.close((int) pidfd);
+        }
+    }
 }
