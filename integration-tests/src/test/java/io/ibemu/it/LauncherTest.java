@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,6 +59,46 @@ class LauncherTest {
         Path dir = Ibemu.targetDir();
         Result r = Ibemu.launcher("run", "--", "pwd").cwd(dir).timeout(RUN_TIMEOUT).run().assertOk();
         assertEquals(dir.toString(), r.out());
+    }
+
+    /**
+     * A JDK 24 or later named by JAVA_HOME (the machine's second JDK, when it has one) runs the
+     * daemon, and its log holds none of the warnings such a JDK prints for jffi's native access
+     * and sun.misc.Unsafe unless the launcher says they are meant.
+     */
+    @Test
+    void aNewerJdkFromJavaHomeRunsTheDaemonWithoutWarnings() throws Exception {
+        Path jdk = newerJdk();
+        Assumptions.assumeTrue(jdk != null, "no JDK 24+ under /usr/lib/jvm");
+        try (Ibemu ib = Ibemu.start(Map.of("JAVA_HOME", jdk.toString()))) {
+            ib.exec("ibv_devinfo").assertOk();
+            assertTrue(Files.readString(Path.of("/proc", Long.toString(ib.pid()), "cmdline")).contains(jdk.toString()),
+                    "the daemon is not " + jdk + "'s java");
+            assertFalse(ib.log().contains("WARNING"), "the daemon's log warns:\n" + ib.log());
+        }
+    }
+
+    /** A JDK of version 24 or later under /usr/lib/jvm, from its release file; null if none. */
+    private static Path newerJdk() throws Exception {
+        Path jvms = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(jvms)) {
+            return null;
+        }
+        try (var s = Files.list(jvms)) {
+            for (Path home : s.sorted().toList()) {
+                Path release = home.resolve("release");
+                if (!Files.isExecutable(home.resolve("bin/java")) || !Files.isReadable(release)) {
+                    continue;
+                }
+                for (String line : Files.readAllLines(release)) {
+                    var m = java.util.regex.Pattern.compile("^JAVA_VERSION=\"(\\d+)").matcher(line);
+                    if (m.find() && Integer.parseInt(m.group(1)) >= 24) {
+                        return home;
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     @Test
