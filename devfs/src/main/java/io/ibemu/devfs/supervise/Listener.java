@@ -14,9 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +43,15 @@ final class Listener {
     private static final int AF_NETLINK = 16;
     private static final int NETLINK_RDMA = 20;
     private static final int ENOTSOCK = 88;
+    private static final int SYS_STATFS = 137;
+    /** struct statfs (x86_64): f_type first. */
+    private static final int STATFS_SIZE = 120;
+    private static final long FUSE_SUPER_MAGIC = 0x65735546L;
+    private static final int STATX_TYPE = 0x1;
+    private static final int STATX_MODE_OFFSET = 28;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFDIR = 0040000;
 
     // the per-thread scratch: struct seccomp_notif, a reply or addfd, a pollfd, a /proc path, a stat
     private static final int AT_NOTIF = 0;
@@ -56,10 +63,11 @@ final class Listener {
     private static final int SCRATCH = 8192;
     private static final ThreadLocal<Scratch> SCRATCHES = ThreadLocal.withInitial(Scratch::new);
 
-    /** A thread's scratch memory and its address, asked of the JVM once (a JNI call each time otherwise). */
+    /** A thread's scratch memory, its address (a JNI call each time otherwise) and its kernel tid, asked once. */
     private static final class Scratch {
         final ByteBuffer buffer = ByteBuffer.allocateDirect(SCRATCH);
         final long address = MEMORY.getDirectBufferAddress(buffer);
+        final int tid = (int) Syscalls.LIBC.syscall(Syscalls.SYS_GETTID, 0, 0, 0, 0, 0, 0);
     }
 
     private final Supervisor supervisor;
@@ -75,6 +83,8 @@ final class Listener {
     private final AtomicInteger receivers = new AtomicInteger();
     private final ReentrantLock receiving = new ReentrantLock();
     private volatile long lastServeStart;
+    /** The kernel tid of the thread blocked in SECCOMP_IOCTL_NOTIF_RECV; 0 while none is. */
+    private volatile int receiverTid;
 
     /** A notification: {@code struct seccomp_notif}'s id, caller tid, syscall number and arguments. */
     record Notification(long id, int tid, int nr, long[] args) {
@@ -162,26 +172,36 @@ final class Listener {
 
     /** The next notification; null once no task uses the filter or the supervisor closes. */
     private Notification receive() {
-        long scratch = scratch();
+        Scratch own = SCRATCHES.get();
+        long scratch = own.address;
         while (!supervisor.closing()) {
-            MEMORY.putInt(scratch + AT_POLLFD, fd);
-            MEMORY.putInt(scratch + AT_POLLFD + 4, Syscalls.POLLIN);
-            int ready = Syscalls.LIBC.poll(scratch + AT_POLLFD, 1, POLL_MS);
-            if (ready < 0 && Syscalls.errno() != Errno.EINTR) {
-                LOG.log(System.Logger.Level.ERROR, "poll of seccomp listener failed: errno {0}", Syscalls.errno());
-                return null;
-            }
-            if (ready <= 0) {
-                continue;
-            }
-            short events = MEMORY.getShort(scratch + AT_POLLFD + 6);
-            if ((events & Syscalls.POLLIN) == 0) {
-                return null; // POLLHUP: the supervised tree has exited
+            if (!ReceiverWake.AVAILABLE) {
+                // no way to end a blocked RECV at close: wait in poll, which looks at closing() each tick
+                int ready = poll(scratch, POLL_MS);
+                if (ready < 0 && Syscalls.errno() != Errno.EINTR) {
+                    LOG.log(System.Logger.Level.ERROR, "poll of seccomp listener failed: errno {0}", Syscalls.errno());
+                    return null;
+                }
+                if (ready <= 0) {
+                    continue;
+                }
+                if ((MEMORY.getShort(scratch + AT_POLLFD + 6) & Syscalls.POLLIN) == 0) {
+                    return null; // POLLHUP: the supervised tree has exited
+                }
             }
             for (int i = 0; i < Syscalls.NOTIF_SIZE; i += 8) {
                 MEMORY.putLong(scratch + AT_NOTIF + i, 0); // RECV wants it zeroed; setMemory is a VM call
             }
-            if (Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_RECV, scratch + AT_NOTIF) == 0) {
+            // blocked in RECV itself, not in a poll before it: a syscall and a wake-up less per
+            // call; close() signals the thread out (ReceiverWake), so it says where it waits first
+            receiverTid = own.tid;
+            if (supervisor.closing()) {
+                receiverTid = 0;
+                return null;
+            }
+            int received = Syscalls.LIBC.ioctl(fd, Syscalls.NOTIF_RECV, scratch + AT_NOTIF);
+            receiverTid = 0;
+            if (received == 0) {
                 long[] args = new long[6];
                 for (int i = 0; i < 6; i++) {
                     args[i] = MEMORY.getLong(scratch + AT_NOTIF + Syscalls.NOTIF_ARGS + 8L * i);
@@ -191,12 +211,43 @@ final class Listener {
                         MEMORY.getInt(scratch + AT_NOTIF + Syscalls.NOTIF_NR), args);
             }
             int errno = Syscalls.errno();
-            if (errno != Errno.ENOENT && errno != Errno.EINTR) { // ENOENT: the caller died meanwhile
+            if (errno == Errno.ENOENT) {
+                // the caller died meanwhile, or no task uses the filter any more: RECV then
+                // returns at once (seccomp's recv_wait_event), and only poll tells which
+                if (poll(scratch, 0) > 0 && (MEMORY.getShort(scratch + AT_POLLFD + 6) & Syscalls.POLLIN) == 0) {
+                    return null;
+                }
+            } else if (errno != Errno.EINTR) {
                 LOG.log(System.Logger.Level.ERROR, "SECCOMP_IOCTL_NOTIF_RECV failed: errno {0}", errno);
                 return null;
             }
         }
         return null;
+    }
+
+    /** poll(2) of the listener for POLLIN; its revents at {@code scratch + AT_POLLFD + 6}. */
+    private int poll(long scratch, int timeoutMs) {
+        MEMORY.putInt(scratch + AT_POLLFD, fd);
+        MEMORY.putInt(scratch + AT_POLLFD + 4, Syscalls.POLLIN);
+        return Syscalls.LIBC.poll(scratch + AT_POLLFD, 1, timeoutMs);
+    }
+
+    /**
+     * Ends the wait of the thread blocked in RECV, if any, once the supervisor is closing: it
+     * signals that thread until it has left (a signal that comes just before the thread enters
+     * the ioctl is lost, so once is not enough), for at most a second.
+     */
+    void wake() {
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        for (int tid = receiverTid; tid != 0 && System.nanoTime() < deadline; tid = receiverTid) {
+            ReceiverWake.signal(tid);
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     // ---- serving ----
@@ -553,7 +604,11 @@ final class Listener {
         return nodeOf(tid, fdArgument) != null;
     }
 
-    /** An open of one of our nodes, of a regular file or directory outside FUSE, or of nothing yet. */
+    /**
+     * An open of one of our nodes, of a regular file or directory outside FUSE, or of nothing
+     * yet. Two syscalls (statx, statfs) and no mount-table walk: the storm of a handled signal
+     * every few hundred µs must not end this rt_sigreturn's wait before it is answered.
+     */
     private boolean opensAtOnce(int tid, int dirfd, long pathAddress) {
         String path = readPath(tid, pathAddress, PATH_MAX);
         if (path == null) {
@@ -563,16 +618,24 @@ final class Listener {
             return true;
         }
         String proc = "/proc/" + tid;
-        Path seen = path.startsWith("/") ? Path.of(proc, "root", path.substring(1))
-                : Path.of(proc, dirfd == Syscalls.AT_FDCWD ? "cwd" : "fd/" + dirfd).resolve(path);
+        String seen = (path.startsWith("/") ? Path.of(proc, "root", path.substring(1))
+                : Path.of(proc, dirfd == Syscalls.AT_FDCWD ? "cwd" : "fd/" + dirfd).resolve(path)).toString();
+        int bytes = seen.getBytes(StandardCharsets.UTF_8).length + 1;
+        long memory = MEMORY.allocateMemory(Syscalls.STATX_SIZE + STATFS_SIZE + bytes, false);
         try {
-            BasicFileAttributes attributes = Files.readAttributes(seen, BasicFileAttributes.class);
-            return (attributes.isRegularFile() || attributes.isDirectory())
-                    && !Files.getFileStore(seen).type().startsWith("fuse");
-        } catch (NoSuchFileException absent) {
-            return true;
-        } catch (IOException | RuntimeException e) {
-            return false;
+            long statx = memory;
+            long statfs = memory + Syscalls.STATX_SIZE;
+            long name = statfs + STATFS_SIZE;
+            Syscalls.putString(name, seen);
+            if (Syscalls.statx(Syscalls.AT_FDCWD, name, 0, STATX_TYPE, statx) != 0) {
+                return Syscalls.errno() == Errno.ENOENT;
+            }
+            int type = MEMORY.getShort(statx + STATX_MODE_OFFSET) & S_IFMT;
+            return (type == S_IFREG || type == S_IFDIR)
+                    && Syscalls.LIBC.syscall(SYS_STATFS, name, statfs, 0, 0, 0, 0) == 0
+                    && MEMORY.getLong(statfs) != FUSE_SUPER_MAGIC;
+        } finally {
+            MEMORY.freeMemory(memory);
         }
     }
 

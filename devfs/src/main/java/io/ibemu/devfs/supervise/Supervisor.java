@@ -190,13 +190,17 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
-     * Stops taking listeners and ends every receive loop (within a quarter second); supervised
-     * processes still running then get ENOSYS from the calls the filter would notify.
+     * Stops taking listeners and ends every receive loop (a receiver blocked in RECV is
+     * signalled out, see {@link ReceiverWake}); supervised processes still running then get
+     * ENOSYS from the calls the filter would notify.
      */
     @Override
     public void close() {
         closing = true;
         watchdog.interrupt();
+        for (Listener l : listeners) {
+            l.wake();
+        }
         try {
             server.close();
         } catch (IOException e) {

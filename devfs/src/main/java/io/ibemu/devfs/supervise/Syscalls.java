@@ -45,7 +45,10 @@ final class Syscalls {
     static final int SYS_WRITE = 1;
     static final int SYS_OPEN = 2;
     static final int SYS_FSTAT = 5;
+    static final int SYS_RT_SIGACTION = 13;
     static final int SYS_RT_SIGRETURN = 15;
+    static final int SYS_GETTID = 186;
+    static final int SYS_TGKILL = 234;
     static final int SYS_IOCTL = 16;
     static final int SYS_PWRITE64 = 18;
     static final int SYS_SENDTO = 44;

@@ -60,8 +60,34 @@ public final class SupervisorProbe {
                         "--", "/nonexistent/cmd").redirectErrorStream(true).start();
                 check("missing CMD: 127", missing.waitFor(10, TimeUnit.SECONDS) && missing.exitValue() == 127);
             }
+            closeWhileATreeRuns(directory, stub, scratch);
         }
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * A supervisor closed while a supervised shell waits on its stdin: the receiver blocked in
+     * RECV must end (ReceiverWake), so the listener closes and the shell's next notified call,
+     * an open of a node, fails with ENOSYS instead of being served by a supervisor that closed.
+     */
+    private static void closeWhileATreeRuns(DeviceDirectory directory, Path stub, Path scratch) throws Exception {
+        Supervisor supervisor = Supervisor.start(directory, scratch.resolve("second.sock"));
+        Process shell = new ProcessBuilder(stub.toString(), "--socket", supervisor.socket().toString(), "--",
+                "sh", "-c", "echo ready; read go; exec 3<>/dev/infiniband/sup0; echo opened $?").redirectErrorStream(true)
+                .start();
+        var out = new java.io.BufferedReader(new java.io.InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
+        check("the shell under a second supervisor started", "ready".equals(out.readLine()));
+        supervisor.close();
+        shell.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+        shell.getOutputStream().flush();
+        StringBuilder rest = new StringBuilder();
+        for (String line; (line = out.readLine()) != null; ) {
+            rest.append(line).append('\n');
+        }
+        boolean exited = shell.waitFor(10, TimeUnit.SECONDS);
+        check("after close, the open of a node fails with ENOSYS (signal wake: " + ReceiverWake.AVAILABLE + "): "
+                + rest.toString().strip(), exited && shell.exitValue() != 0 && rest.toString().contains("not implemented"));
+        shell.destroyForcibly();
     }
 
     private static String listing() {
