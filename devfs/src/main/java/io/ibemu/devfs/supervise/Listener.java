@@ -26,8 +26,8 @@ import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
 
 /**
  * One seccomp notification listener: the process tree one stub started. One thread at a time
- * receives (a second one blocked in SECCOMP_IOCTL_NOTIF_RECV could not be stopped), then serves
- * the call itself: handing each call to another thread cost 20 µs. When every thread has
+ * waits in SECCOMP_IOCTL_NOTIF_RECV (two at once were slower; close signals it out, see
+ * {@link ReceiverWake}), then serves the call itself: handing each call to another thread cost 20 µs. When every thread has
  * been serving a while (a device call that blocks), the supervisor's watchdog starts a spare.
  * Every notification is answered: CONTINUE when it is not about a supervised device, else the
  * device's result or an errno.

@@ -47,8 +47,6 @@ final class Syscalls {
     static final int SYS_FSTAT = 5;
     static final int SYS_RT_SIGACTION = 13;
     static final int SYS_RT_SIGRETURN = 15;
-    static final int SYS_GETTID = 186;
-    static final int SYS_TGKILL = 234;
     static final int SYS_IOCTL = 16;
     static final int SYS_PWRITE64 = 18;
     static final int SYS_SENDTO = 44;
@@ -59,6 +57,8 @@ final class Syscalls {
     static final int SYS_DUP = 32;
     static final int SYS_DUP2 = 33;
     static final int SYS_FCNTL = 72;
+    static final int SYS_GETTID = 186;
+    static final int SYS_TGKILL = 234;
     static final int SYS_DUP3 = 292;
     static final int SYS_SOCKETPAIR = 53;
     static final int SYS_SETSOCKOPT = 54;
