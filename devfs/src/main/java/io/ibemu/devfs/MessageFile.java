@@ -24,15 +24,4 @@ public interface MessageFile extends DeviceFile {
      * queue empty.
      */
     ReadResult admit(ReadRequest request) throws Errno;
-
-    /**
-     * True once the file may queue messages longer than its reader's buffer as a rule (umad:
-     * an RMPP agent that takes no unsolicited requests, whose multi-packet responses a
-     * libibumad client reads only after a first read fails ENOSPC). Where reads of the socket
-     * pair are not checked (IBEMU_UMAD_READS=native), such a file goes back to a FUSE file,
-     * whose reads are the file's own.
-     */
-    default boolean expectsLongMessages() {
-        return false;
-    }
 }

@@ -77,8 +77,7 @@ final class Listener {
     /**
      * The filter leaves reads of the range to the program (IBEMU_UMAD_READS=native): a umad
      * open for writing only is then a FUSE file, whose reads the VFS refuses (EBADF) as the
-     * kernel's, where a pair's read would wait for ever; so is a file that comes to expect
-     * long messages ({@link SocketFileCalls#ioctl}).
+     * kernel's, where a pair's read would wait for ever.
      */
     private final boolean nativeReads;
     private final int base;
@@ -659,11 +658,6 @@ final class Listener {
     }
 
     // ---- the kernel side ----
-
-    /** Whether this tree's reads of the range are its own, not checked here (IBEMU_UMAD_READS=native). */
-    boolean nativeReads() {
-        return nativeReads;
-    }
 
     /** The first number of the reserved range. */
     int base() {

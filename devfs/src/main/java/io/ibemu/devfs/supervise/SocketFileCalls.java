@@ -198,8 +198,11 @@ final class SocketFileCalls {
                 listener.addFd(n.id(), copy, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, fdFlags);
                 return;
             }
-            int local = toFuseFile(n, s, fd, copy);
+            int flags = fdFlags(n.tid(), fd);
+            supervisor.socketFiles().giveUp(s, copy);
+            int local = supervisor.openFile(null, s.file, s.accessMode() | (flags & Syscalls.O_NONBLOCK));
             try {
+                listener.addFd(n.id(), local, fd, Syscalls.ADDFD_SETFD, flags & Syscalls.O_CLOEXEC);
                 listener.addFd(n.id(), local, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND, fdFlags);
             } finally {
                 Syscalls.LIBC.close(local);
@@ -356,43 +359,9 @@ final class SocketFileCalls {
         }
         if (result.errno() != 0) {
             listener.fail(n, result.errno());
-            return;
+        } else {
+            listener.reply(n, result.value());
         }
-        if (listener.nativeReads() && s.file.expectsLongMessages()) {
-            // the program's unchecked reads of the pair would truncate what is coming
-            try {
-                int copy = Syscalls.callerDescriptor(n.tid(), (int) a[0]);
-                try {
-                    Syscalls.LIBC.close(toFuseFile(n, s, (int) a[0], copy));
-                } finally {
-                    Syscalls.LIBC.close(copy);
-                }
-            } catch (Errno e) {
-                listener.fail(n, e.code());
-                return;
-            }
-        }
-        listener.reply(n, result.value());
-    }
-
-    /**
-     * Puts a FUSE file of {@code s}'s file at the caller's descriptor {@code fd} ({@code copy}
-     * is the daemon's copy of it) in place of the pair's end, the pair given up (its queued
-     * datagrams drained: the file holds them), with the descriptor's status flags and
-     * close-on-exec kept. The call is not answered. Returns the daemon's descriptor of the
-     * FUSE file, for the caller of this to close.
-     */
-    private int toFuseFile(Notification n, SocketFile s, int fd, int copy) throws Errno {
-        int flags = fdFlags(n.tid(), fd);
-        supervisor.socketFiles().giveUp(s, copy);
-        int local = supervisor.openFile(null, s.file, s.accessMode() | (flags & Syscalls.O_NONBLOCK));
-        try {
-            listener.addFd(n.id(), local, fd, Syscalls.ADDFD_SETFD, flags & Syscalls.O_CLOEXEC);
-        } catch (Errno e) {
-            Syscalls.LIBC.close(local);
-            throw e;
-        }
-        return local;
     }
 
     /** F_DUPFD's answer past the range: the lowest number from {@code from} on that is free, or -1. */

@@ -126,27 +126,6 @@ final class UmadFile implements MessageFile, MadAgentClient {
         }
     }
 
-    /**
-     * An agent with kernel RMPP that takes no unsolicited requests (an SA client's, as
-     * saquery's): its responses come in multi-packet messages as a rule, larger than the MAD a
-     * libibumad reader sizes its first read for.
-     */
-    @Override
-    public boolean expectsLongMessages() {
-        synchronized (layer.lock()) {
-            for (MadAgent agent : agents) {
-                if (agent != null && agent.kernelRmpp() && takesNoRequests(agent.registration())) {
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
-    private static boolean takesNoRequests(MadRegistration registration) {
-        return registration == null || (registration.methods()[0] | registration.methods()[1]) == 0;
-    }
-
     /** ib_umad_reg_agent. */
     private IoctlResult registerAgent(byte[] in) throws Errno {
         requirePort();
