@@ -5,7 +5,7 @@
  * user notifications the ibemu daemon answers: the daemon makes its emulated char devices
  * behave as kernel ones in the caller's own process (open, fstat, write commands, new fds).
  * The stub: PR_SET_NO_NEW_PRIVS, installs the filter with a notification listener, hands the
- * listener to the daemon ("PID LISTENER_FD BASE COUNT [reads=native]\n" on the daemon's unix socket; the
+ * listener to the daemon ("PID LISTENER_FD BASE COUNT\n" on the daemon's unix socket; the
  * daemon takes it with pidfd_getfd and answers "ok\n" or "error: ...\n"), then execvp's CMD.
  * Exit status as env(1): 125 when the stub fails, 126/127 when CMD cannot be run.
  *
@@ -19,8 +19,6 @@
  * (connect..getsockopt) on range descriptors are notified so it can play the kernel's side.
  * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
  * before the daemon took it is restarted there, as the kernel's own calls would not fail.
- * IBEMU_UMAD_READS=native leaves read and readv out: a program's reads of a umad pair then
- * take the head datagram unchecked (faster, not exact: see umad_reads_native).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,16 +93,14 @@ static int assemble(const struct insn *in, unsigned n, struct sock_filter *out)
 	return 0;
 }
 
-static int install_filter(unsigned base, int native_reads)
+static int install_filter(unsigned base)
 {
-	/* IBEMU_UMAD_READS=native: reads take a umad pair's datagram unchecked (see main) */
-	const enum label reads = native_reads ? ALLOW : FD;
 	const struct insn prog[] = {
 		LD(offsetof(struct seccomp_data, arch)),
 		JMP(BPF_JEQ, AUDIT_ARCH_X86_64, NEXT, ALLOW),
 		LD(offsetof(struct seccomp_data, nr)),
 		JMP(BPF_JEQ, SYS_write, FD, NEXT), /* first: the hot ones of those the cache cannot skip */
-		JMP(BPF_JEQ, SYS_read, reads, NEXT),
+		JMP(BPF_JEQ, SYS_read, FD, NEXT),
 		JMP(BPF_JEQ, SYS_socket, SOCKET, NEXT),
 		/* connect .. getsockopt (42..55 on x86_64): calls on a socket, asked about the range */
 		JMP(BPF_JGE, SYS_connect, NEXT, OPENS),
@@ -113,7 +109,7 @@ static int install_filter(unsigned base, int native_reads)
 		JMP(BPF_JEQ, SYS_openat, OPENAT, NEXT),
 		JMP(BPF_JEQ, SYS_openat2, NOTIFY, NEXT), /* flags in a struct: a rare call, always asked */
 		JMP(BPF_JEQ, SYS_writev, FD, NEXT),
-		JMP(BPF_JEQ, SYS_readv, reads, NEXT),
+		JMP(BPF_JEQ, SYS_readv, FD, NEXT),
 		JMP(BPF_JEQ, SYS_ioctl, FD, NEXT),
 		/* copies of a range fd: the daemon keeps them in the range, or makes them FUSE files */
 		JMP(BPF_JEQ, SYS_dup, FD, NEXT),
@@ -166,10 +162,9 @@ static int install_filter(unsigned base, int native_reads)
 			    | SECCOMP_FILTER_FLAG_SPEC_ALLOW, &fprog);
 }
 #else
-static int install_filter(unsigned base, int native_reads)
+static int install_filter(unsigned base)
 {
 	(void)base;
-	(void)native_reads;
 	return -2; /* no filter on other architectures: CMD runs unsupervised */
 }
 #endif
@@ -190,7 +185,7 @@ static unsigned reserved_base(void)
 	return (unsigned)top - RANGE;
 }
 
-static void hand_over(const char *socket_path, int listener, unsigned base, int native)
+static void hand_over(const char *socket_path, int listener, unsigned base)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	char line[512];
@@ -210,8 +205,7 @@ static void hand_over(const char *socket_path, int listener, unsigned base, int 
 		fprintf(stderr, "ibemu-supervise: cannot reach the daemon at %s: %s\n", socket_path, strerror(errno));
 		exit(EX_STUB);
 	}
-	len = snprintf(line, sizeof(line), "%d %d %u %d%s\n", (int)getpid(), listener, base, RANGE,
-		       native ? " reads=native" : "");
+	len = snprintf(line, sizeof(line), "%d %d %u %d\n", (int)getpid(), listener, base, RANGE);
 	if (write(fd, line, (size_t)len) != len)
 		die("write to the daemon");
 	while (have < sizeof(line) - 1 && (got = read(fd, line + have, sizeof(line) - 1 - have)) > 0) {
@@ -228,26 +222,6 @@ static void hand_over(const char *socket_path, int listener, unsigned base, int 
 	}
 }
 
-/*
- * IBEMU_UMAD_READS: "checked" (unset: the default) has the daemon check every read of a umad
- * socket pair against the head packet, as ib_umad_read does; "native" lets the program's read
- * take the head datagram itself, one hand-off to the daemon less per MAD, but a buffer too
- * short for the head truncates it where the kernel fails EINVAL/ENOSPC and keeps it
- * (docs/compatibility.md).
- */
-static int umad_reads_native(void)
-{
-	const char *v = getenv("IBEMU_UMAD_READS");
-
-	if (v == NULL || *v == '\0' || strcmp(v, "checked") == 0)
-		return 0;
-	if (strcmp(v, "native") == 0)
-		return 1;
-	fprintf(stderr, "ibemu-supervise: IBEMU_UMAD_READS is '%s'; set it to 'checked' (the default: "
-		"reads fail as the kernel's do) or 'native' (faster; a short read truncates), or unset it\n", v);
-	exit(EX_STUB);
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: ibemu-supervise --socket PATH -- CMD [ARG]...\n");
@@ -258,7 +232,7 @@ int main(int argc, char **argv)
 {
 	const char *socket_path = NULL;
 	unsigned base;
-	int i = 1, listener, native;
+	int i = 1, listener;
 
 	for (; i < argc; i++) {
 		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
@@ -271,18 +245,17 @@ int main(int argc, char **argv)
 	}
 	if (socket_path == NULL || i >= argc)
 		usage();
-	native = umad_reads_native();
 	base = reserved_base();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		die("prctl(PR_SET_NO_NEW_PRIVS)");
-	listener = install_filter(base, native);
+	listener = install_filter(base);
 	if (listener == -2) {
 		fprintf(stderr, "ibemu-supervise: no filter for this architecture; running unsupervised\n");
 	} else if (listener < 0) {
 		die("seccomp(SECCOMP_SET_MODE_FILTER)");
 	} else {
 		/* From here until the daemon holds the listener, no notified syscall may be made. */
-		hand_over(socket_path, listener, base, native);
+		hand_over(socket_path, listener, base);
 		close(listener);
 	}
 	execvp(argv[i], argv + i);

@@ -74,12 +74,6 @@ final class Listener {
     private final NetlinkCalls netlink;
     private final SocketFileCalls socketCalls;
     private final int fd;
-    /**
-     * The filter leaves reads of the range to the program (IBEMU_UMAD_READS=native): a umad
-     * open for writing only is then a FUSE file, whose reads the VFS refuses (EBADF) as the
-     * kernel's, where a pair's read would wait for ever.
-     */
-    private final boolean nativeReads;
     private final int base;
     private final int count;
     /** Each thread holds one reference, and so does the supervisor until the listener is started; the last closes fd. */
@@ -96,9 +90,8 @@ final class Listener {
     record Notification(long id, int tid, int nr, long[] args) {
     }
 
-    Listener(Supervisor supervisor, int fd, int base, int count, boolean nativeReads) {
+    Listener(Supervisor supervisor, int fd, int base, int count) {
         this.supervisor = supervisor;
-        this.nativeReads = nativeReads;
         this.netlink = new NetlinkCalls(this, supervisor.netlinkSockets());
         this.socketCalls = new SocketFileCalls(this, supervisor);
         this.fd = fd;
@@ -337,7 +330,6 @@ final class Listener {
         try {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
             carried = !node.supervisedIo() && file instanceof MessageFile && supervisor.socketFiles() != null
-                    && !(nativeReads && (openFlags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY)
                     && !Supervisor.wantsFuseFiles(n.tid());
             local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
                     : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);

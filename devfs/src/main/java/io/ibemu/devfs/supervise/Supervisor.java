@@ -77,8 +77,6 @@ public final class Supervisor implements AutoCloseable {
     private final Thread watchdog;
     private static final long SPARE_DELAY_MS = 5;
     private volatile boolean closing;
-    /** The hand-over's last word when the tree's reads of umad pairs are not checked. */
-    private static final String NATIVE_READS = "reads=native";
     private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
@@ -398,11 +396,7 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    /**
-     * "PID LISTENER_FD BASE COUNT [reads=native]": takes the listener and starts serving it;
-     * reads=native when the stub's filter leaves reads of the range to the program
-     * (IBEMU_UMAD_READS=native).
-     */
+    /** "PID LISTENER_FD BASE COUNT": takes the listener and starts serving it. */
     private String take(String line) {
         String[] f = line.trim().split(" ");
         int pid;
@@ -410,7 +404,7 @@ public final class Supervisor implements AutoCloseable {
         int base;
         int count;
         try {
-            if (f.length != 4 && !(f.length == 5 && f[4].equals(NATIVE_READS))) {
+            if (f.length != 4) {
                 throw new NumberFormatException();
             }
             pid = Integer.parseInt(f[0]);
@@ -418,7 +412,7 @@ public final class Supervisor implements AutoCloseable {
             base = Integer.parseInt(f[2]);
             count = Integer.parseInt(f[3]);
         } catch (NumberFormatException e) {
-            return "error: expected \"PID LISTENER_FD BASE COUNT [" + NATIVE_READS + "]\"\n";
+            return "error: expected \"PID LISTENER_FD BASE COUNT\"\n";
         }
         if (pid <= 0 || remoteFd < 0 || base < 3 || count < 1 || count > MAX_RANGE) {
             return "error: bad pid, descriptor or range\n";
@@ -429,7 +423,7 @@ public final class Supervisor implements AutoCloseable {
         } catch (Errno e) {
             return "error: cannot take descriptor " + remoteFd + " of pid " + pid + " (errno " + e.code() + ")\n";
         }
-        Listener l = new Listener(this, listener, base, count, f.length == 5);
+        Listener l = new Listener(this, listener, base, count);
         synchronized (listeners) {
             listeners.add(l);
             listeners.notifyAll();
