@@ -264,10 +264,13 @@ final class Listener {
                 case Syscalls.SYS_RT_SIGRETURN -> signalReturn(n);
                 case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
                 default -> {
-                    if (socketFile(n.tid(), n.args()[0]) != null) {
-                        fail(n, ENOTSOCK); // a device file is no socket, whatever carries it
-                    } else if (!netlink.serve(n)) {
-                        proceed(n); // a socket call on a descriptor that is no emulated socket
+                    // an emulated netlink socket first: its calls then pay no second lookup
+                    if (!netlink.serve(n)) {
+                        if (socketFile(n.tid(), n.args()[0]) != null) {
+                            fail(n, ENOTSOCK); // a device file is no socket, whatever carries it
+                        } else {
+                            proceed(n); // a socket call on a descriptor that is no emulated socket
+                        }
                     }
                 }
             }
@@ -475,7 +478,7 @@ final class Listener {
         SupervisedCaller caller = new SupervisedCaller(this, n.id(), n.tid());
         try {
             reply(n, file != null ? file.file.write(caller, ByteBuffer.wrap(data), file.flags)
-                    : carried.file.write(caller, ByteBuffer.wrap(data), Syscalls.O_RDWR));
+                    : carried.file.write(caller, ByteBuffer.wrap(data), carried.accessMode()));
         } catch (Errno e) {
             fail(n, e.code());
         }
