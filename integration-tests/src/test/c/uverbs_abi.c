@@ -564,6 +564,26 @@ static void transition(int fd, uint32_t qp, int t, uint8_t to, uint32_t req, uin
 		t_eq(q.qp_state, to, d);
 }
 
+/* RTS->SQD leaves the QP draining until the work it had begun is done: rdmavt clears sq_draining
+ * at once when nothing was begun, rxe only when its send task has run (and it refuses SQD->RTS
+ * with EINVAL until then, rxe_qp_chk_attr). An application waits as this does, or for the
+ * SQ_DRAINED event it asked for. */
+static void wait_drained(int fd, uint32_t qp, int t)
+{
+	struct ib_uverbs_query_qp_resp q;
+	char d[128];
+	int tries = 0, rc;
+
+	snprintf(d, sizeof(d), "%s SQD with nothing begun: QUERY_QP sq_draining clears", tname(t));
+	while ((rc = uv_query_qp(fd, qp, QP_STATE, &q)) == 0 && q.sq_draining && ++tries < 2000)
+		usleep(1000);
+	if (rc)
+		t_line(0, d, "QUERY_QP errno %s", ename(errno));
+	else
+		t_line(!q.sq_draining && q.qp_state == QPS_SQD, d, "sq_draining %u state %u after %d ms",
+		       q.sq_draining, q.qp_state, tries);
+}
+
 static void check_qp(int fd)
 {
 	long pd = uv_alloc_pd(fd), cq = uv_create_cq(fd, 64, -1, 0, 0, NULL), qp, qps[3];
@@ -648,6 +668,7 @@ static void check_qp(int fd)
 		transition(fd, q, t, QPS_RTR, mask_init_rtr(t), QP_SQ_PSN, "INIT->RTR");
 		transition(fd, q, t, QPS_RTS, mask_rtr_rts(t), QP_RQ_PSN, "RTR->RTS");
 		transition(fd, q, t, QPS_SQD, QP_STATE, QP_SQ_PSN, "RTS->SQD");
+		wait_drained(fd, q, t);
 		transition(fd, q, t, QPS_RTS, QP_STATE, QP_RQ_PSN, "SQD->RTS");
 		t_needs(0);
 		transition(fd, q, t, QPS_ERR, QP_STATE, QP_SQ_PSN, "RTS->ERR");

@@ -776,16 +776,33 @@ public final class Hca implements AutoCloseable {
 
     /** What entering {@code next} does to the queues (rvt_modify_qp's side effects). */
     private void transitioned(QueuePair qp, QpState was, QpState next, QpAttributes a, int mask) {
+        if (next != QpState.SQD) {
+            qp.sqDraining = false;
+        }
         if (next == QpState.RESET && was != QpState.RESET) {
             requester.cancelRetry(qp);
             qp.sq.clear();
             qp.rq.clear();
         } else if (next == QpState.ERR && was != QpState.ERR) {
             completer.entered(qp);
-        } else if (next == QpState.SQD && was == QpState.RTS && qp.attrs.enSqdAsyncNotify() && qp.sq.isEmpty()) {
-            fire(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp));
+        } else if (next == QpState.SQD && was == QpState.RTS) {
+            // rvt_modify_qp: draining while a begun WQE is unfinished (s_last != s_cur); the
+            // WQEs not yet begun wait for RTS
+            QueuePair.SendWqe head = qp.sq.peek();
+            qp.sqDraining = head != null && head.started;
+            if (!qp.sqDraining) {
+                sqDrained(qp);
+            }
         } else if (next == QpState.RTS) {
             requester.drain(qp);
+        }
+    }
+
+    /** A QP in SQD has no begun WQE left: the Send Queue Drained event, when modify_qp asked for it. */
+    void sqDrained(QueuePair qp) {
+        qp.sqDraining = false;
+        if (qp.attrs.enSqdAsyncNotify()) {
+            fire(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp));
         }
     }
 
@@ -793,7 +810,7 @@ public final class Hca implements AutoCloseable {
     public QpAttributes query(QueuePair qp) throws Errno {
         synchronized (lock()) {
             live(qp);
-            return qp.attrs.toBuilder().sqDraining(false).build();
+            return qp.attrs.toBuilder().sqDraining(qp.sqDraining).build();
         }
     }
 

@@ -30,6 +30,8 @@ public final class QueuePair {
     int retryGeneration;
     /** Set while the head WQE waits for an answer that never comes (timeout 0: no retry timer). */
     boolean stalled;
+    /** SQD entered with a begun WQE unfinished (rdmavt s_draining): cleared when it ends. */
+    boolean sqDraining;
     /** Multicast groups attached (ib_qp usecnt: destroy is EBUSY while attached). */
     int multicastAttachments;
     boolean destroyed;

@@ -90,11 +90,14 @@ final class Requester {
 
     // ---- running the send queue ----
 
-    /** Runs the send queue from its head until it is empty, waits for a retry, or the QP leaves RTS. */
+    /**
+     * Runs the send queue from its head until it is empty, waits for a retry, or may not go on:
+     * RTS starts WQEs, SQD only finishes the one it had begun.
+     */
     void drain(QueuePair qp) {
-        while (!qp.destroyed && qp.retry == null && !qp.stalled && qp.currentState().processSendOk()) {
+        while (!qp.destroyed && qp.retry == null && !qp.stalled) {
             QueuePair.SendWqe w = qp.sq.peek();
-            if (w == null) {
+            if (w == null || !(qp.currentState().processSendOk() || qp.sqDraining && w.started)) {
                 return;
             }
             if (!w.started) {
@@ -135,7 +138,10 @@ final class Requester {
         qp.sq.poll();
         hca.completer.send(qp, w, status, byteLen);
         if (status != WcStatus.SUCCESS) {
+            qp.sqDraining = false;
             hca.completer.error(qp);
+        } else if (qp.sqDraining) {
+            hca.sqDrained(qp);
         }
     }
 

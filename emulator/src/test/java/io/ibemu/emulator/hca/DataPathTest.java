@@ -324,6 +324,46 @@ class DataPathTest {
     }
 
     @Test
+    void sqdFinishesTheBegunWqeThenReportsDrainedAndHoldsTheRestForRts() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 7);
+        MemoryRegion src = ea.buffer(16);
+        MemoryRegion dst = eb.buffer(16);
+        f.a.postSend(qp[0], List.of(SendWorkRequest.send(1, SIGNALED, List.of(Endpoint.sge(src, 0, 8))),
+                SendWorkRequest.send(2, SIGNALED, List.of(Endpoint.sge(src, 8, 8)))));
+        // post_send began the first at once: it waits on RNR (rnr_retry 7: for ever)
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.SQD).enSqdAsyncNotify(true).build(),
+                QpAttributeMask.STATE | QpAttributeMask.EN_SQD_ASYNC_NOTIFY);
+        assertTrue(f.a.query(qp[0]).sqDraining(), "a begun WQE is unfinished");
+        assertEquals(List.of(), ea.events(AsyncEvent.Type.SQ_DRAINED));
+
+        f.b.postRecv(qp[1], List.of(new ReceiveWorkRequest(10, List.of(Endpoint.sge(dst, 0, 8))),
+                new ReceiveWorkRequest(11, List.of(Endpoint.sge(dst, 8, 8)))));
+        assertEquals(1, ea.one().wrId(), "SQD finishes what it began");
+        ea.awaitEvent(AsyncEvent.Type.SQ_DRAINED);
+        assertEquals(List.of(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp[0])), ea.events(AsyncEvent.Type.SQ_DRAINED));
+        assertEquals(false, f.a.query(qp[0]).sqDraining());
+        Thread.sleep(20);
+        assertEquals(List.of(), ea.poll(), "the second was not begun: it waits for RTS");
+
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.RTS).build(), QpAttributeMask.STATE);
+        assertEquals(2, ea.one().wrId());
+        assertEquals(10, eb.one().wrId());
+        assertEquals(11, eb.one().wrId());
+    }
+
+    @Test
+    void sqdWithNothingBegunIsDrainedAtOnce() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 2);
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.SQD).build(), QpAttributeMask.STATE);
+        assertEquals(false, f.a.query(qp[0]).sqDraining());
+        assertEquals(List.of(), ea.events(AsyncEvent.Type.SQ_DRAINED), "not asked for (en_sqd_async_notify 0)");
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.RTS).build(), QpAttributeMask.STATE);
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.SQD).enSqdAsyncNotify(true).build(),
+                QpAttributeMask.STATE | QpAttributeMask.EN_SQD_ASYNC_NOTIFY);
+        assertEquals(List.of(new AsyncEvent(AsyncEvent.Type.SQ_DRAINED, qp[0])), ea.events(AsyncEvent.Type.SQ_DRAINED));
+    }
+
+    @Test
     void aCutLinkEndsInRetryExceeded() throws Exception {
         QueuePair[] qp = rcPair(1, 3, 2);
         MemoryRegion src = ea.buffer(8);
