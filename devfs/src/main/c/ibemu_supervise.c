@@ -14,7 +14,8 @@
  * write/read/readv/ioctl/fstat on the reserved descriptor range [BASE, BASE+COUNT) where the
  * daemon installs the device files it opens (umad files are socket pairs there: the daemon
  * checks each read, which then copies natively, and serves write and ioctl), and
- * dup/dup2/dup3/fcntl there, so that a copy of such a descriptor stays one the daemon serves. socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
+ * dup/dup2/dup3/fcntl there, so that a copy of such a descriptor stays one the daemon serves
+ * (dup2/dup3 onto a range number too). socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
  * answers RDMA netlink, installing a socket of its own in the range, and the socket calls
  * (connect..getsockopt) on range descriptors are notified so it can play the kernel's side.
  * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
@@ -54,7 +55,7 @@ static void die(const char *what)
  * The filter as a list of instructions whose jumps name labels (BPF jumps go forward by
  * relative offsets); assemble() resolves them.
  */
-enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPENS, OPEN, OPENAT, FSTATAT, STATX, FD, LABELS };
+enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPENS, OPEN, OPENAT, FSTATAT, STATX, DUPTO, TARGET, FD, LABELS };
 
 struct insn {
 	int label; /* this instruction starts that label, or -1 */
@@ -113,8 +114,8 @@ static int install_filter(unsigned base)
 		JMP(BPF_JEQ, SYS_ioctl, FD, NEXT),
 		/* copies of a range fd: the daemon keeps them in the range, or makes them FUSE files */
 		JMP(BPF_JEQ, SYS_dup, FD, NEXT),
-		JMP(BPF_JEQ, SYS_dup2, FD, NEXT),
-		JMP(BPF_JEQ, SYS_dup3, FD, NEXT),
+		JMP(BPF_JEQ, SYS_dup2, DUPTO, NEXT),
+		JMP(BPF_JEQ, SYS_dup3, DUPTO, NEXT),
 		JMP(BPF_JEQ, SYS_fcntl, FD, NEXT),
 		JMP(BPF_JEQ, SYS_pwrite64, FD, NEXT),
 		JMP(BPF_JEQ, SYS_fstat, FD, NEXT),
@@ -136,6 +137,14 @@ static int install_filter(unsigned base)
 		JMP(BPF_JSET, AT_EMPTY_PATH, FD, ALLOW),
 		LD_AT(STATX, ARG_LO(2)),
 		JMP(BPF_JSET, AT_EMPTY_PATH, FD, ALLOW),
+		/* dup2/dup3(old, new): either in the range (a copy over a range number replaces
+		 * what the daemon knew stood there) */
+		LD_AT(DUPTO, ARG_LO(0)),
+		JMP(BPF_JGE, base, NEXT, TARGET),
+		JMP(BPF_JGE, base + RANGE, TARGET, NOTIFY),
+		LD_AT(TARGET, ARG_LO(1)),
+		JMP(BPF_JGE, base, NEXT, ALLOW),
+		JMP(BPF_JGE, base + RANGE, ALLOW, NOTIFY),
 		/* the fd (first argument) in the reserved range */
 		LD_AT(FD, ARG_LO(0)),
 		JMP(BPF_JGE, base, NEXT, ALLOW),

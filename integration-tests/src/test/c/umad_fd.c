@@ -122,6 +122,24 @@ static void test_copies(void)
 	n = uf_recv_tid(&U, buf, sizeof(buf), 0x4001, 3000);
 	t_ret(n, errno, HDR_NEW + MAD_SIZE, "  ... and its answer is read through the original");
 	t_line((fcntl(d, F_GETFL) & O_NONBLOCK) != 0, "  ... the copy shares O_NONBLOCK (one open file)", NULL);
+	{
+		/* dup2 of another file over the used copy: that number is now the other file's */
+		int p[2];
+		char got[4] = { 0 };
+
+		if (pipe(p) != 0)
+			t_bail("pipe: %s", strerror(errno));
+		t_ret(dup2(p[1], d), errno, d, "dup2 of a pipe over the copy");
+		n = write(d, "abc", 3);
+		t_ret(n, errno, 3, "  ... a write there goes into the pipe");
+		t_line(n == 3 && read(p[0], got, 3) == 3 && memcmp(got, "abc", 3) == 0, "  ... and is read from it",
+		       NULL);
+		t_ret(send_get(&U, U.fd, ag, 0x4005), errno, HDR_NEW + MAD_SIZE, "  ... the original still writes");
+		n = uf_recv_tid(&U, buf, sizeof(buf), 0x4005, 3000);
+		t_ret(n, errno, HDR_NEW + MAD_SIZE, "  ... and reads");
+		close(p[0]);
+		close(p[1]);
+	}
 	close(d);
 
 	d = dup2(U.fd, 100);

@@ -168,7 +168,8 @@ final class SocketFileCalls {
      * dup/dup2/dup3/fcntl(F_DUPFD*) of a socket-carried file: a copy at a range number is a copy
      * of the caller's end there; a copy elsewhere (a shell's {@code exec 3<>}) would take the
      * file out of the daemon's sight, so both descriptors become one FUSE file of it instead.
-     * Other calls and other files continue.
+     * Other calls and other files continue; a dup2/dup3 of one onto a range number first drops
+     * what was known of that number, since the pair end it may replace closes unseen.
      */
     void duplicate(Notification n) throws Errno {
         long[] a = n.args();
@@ -178,6 +179,10 @@ final class SocketFileCalls {
         }
         SocketFile s = listener.socketFile(n.tid(), a[0]);
         if (s == null) {
+            if ((n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) && a[1] >= listener.base()
+                    && a[1] < listener.base() + listener.count()) {
+                supervisor.socketFiles().installed((int) a[1]);
+            }
             listener.proceed(n);
             return;
         }
