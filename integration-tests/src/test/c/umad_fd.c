@@ -205,6 +205,39 @@ static void test_readv(void)
 	uf_close(&U);
 }
 
+/* ------------------------------------------------------------ a buffer the read cannot fill */
+/* ib_umad_read: a copy_to_user that fails puts the packet back at the head (EFAULT) */
+static void test_fault(void)
+{
+	struct uf U;
+	uint8_t buf[4096], b[4096];
+	struct iovec v[2];
+	uint32_t ag;
+	ssize_t n;
+	uint8_t *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (two == MAP_FAILED || mprotect(two + 4096, 4096, PROT_READ) != 0)
+		t_bail("mmap/mprotect: %s", strerror(errno));
+	open_or_bail(&U, O_NONBLOCK);
+	ag = smi_agent(&U);
+	send_get(&U, U.fd, ag, 0x6001);
+	if (wait_readable(U.fd, 3000) != 1)
+		t_bail("no answer to a SubnGet(NodeInfo) in 3 s");
+	t_errno(read(U.fd, two + 4096, sizeof(buf)), errno, EFAULT, "read into a read-only page: EFAULT");
+	t_errno(read(U.fd, two + 4096 - 100, sizeof(buf)), errno, EFAULT,
+		"read into a buffer whose second page is read-only: EFAULT");
+	v[0] = (struct iovec){ two + 4096, sizeof(buf) };
+	v[1] = (struct iovec){ b, sizeof(b) };
+	t_errno(readv(U.fd, v, 2), errno, EFAULT, "readv, first segment read-only: EFAULT");
+	n = read(U.fd, buf, sizeof(buf));
+	t_ret(n, errno, HDR_NEW + MAD_SIZE, "  ... then a read into a good buffer takes the packet");
+	t_line(n == HDR_NEW + MAD_SIZE && (uint32_t)get64(buf + HDR_NEW + MAD_TID) == 0x6001,
+	       "  ... the one the failed reads left at the head", NULL);
+	t_errno(read(U.fd, buf, sizeof(buf)), errno, EAGAIN, "  ... and it was read once");
+	munmap(two, 8192);
+	uf_close(&U);
+}
+
 /* ------------------------------------------------------------ signals */
 static int alarms;
 static void on_alarm(int sig)
@@ -284,6 +317,7 @@ int main(void)
 	}
 	test_copies();
 	test_readv();
+	test_fault();
 	test_signals();
 	return t_done();
 }

@@ -14,6 +14,10 @@ public final class ProcessMemory {
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     private static final int IOVECS = 32;
+    /** Pages tried per process_vm_writev by {@link #writable} (below UIO_MAXIOV, 1024). */
+    private static final int TOUCHES = 256;
+    /** The smallest page size: a larger one only means more bytes tried than needed. */
+    private static final long PAGE = 4096;
     // larger transfers get a buffer of their own rather than a scratch buffer kept per thread
     private static final int KEPT_SCRATCH = 256 * 1024;
     private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<>();
@@ -57,6 +61,34 @@ public final class ProcessMemory {
         MEMORY.getByteArray(base + IOVECS, data, 0, length);
         Reference.reachabilityFence(scratch);
         return data;
+    }
+
+    /**
+     * Whether the thread's {@code length} bytes at {@code address} are all writable, tried by
+     * writing a zero byte into each page they span: for a buffer whose next read will overwrite
+     * exactly those bytes (a check that must not take the data it guards).
+     */
+    public static boolean writable(int tid, long address, int length) {
+        long at = address;
+        long end = address + length;
+        while (at < end) {
+            Scratch scratch = scratch(TOUCHES * 17);
+            long local = scratch.address();
+            long remote = local + 16;
+            long zeros = remote + TOUCHES * 16L;
+            int n = 0;
+            for (; at < end && n < TOUCHES; at = (at | PAGE - 1) + 1, n++) {
+                MEMORY.putAddress(remote + n * 16L, at);
+                MEMORY.putLong(remote + n * 16L + 8, 1);
+            }
+            MEMORY.setMemory(zeros, n, (byte) 0);
+            MEMORY.putAddress(local, zeros);
+            MEMORY.putLong(local + 8, n);
+            if (Libc.processVmWritev(tid, local, 1, remote, n) != n) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void iovecs(long base, long remote, int length) {

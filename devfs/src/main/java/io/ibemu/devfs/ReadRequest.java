@@ -10,4 +10,13 @@ public interface ReadRequest {
 
     /** O_NONBLOCK was set on the file at the time of the read. */
     boolean nonBlocking();
+
+    /**
+     * Whether the caller's buffer takes {@code length} bytes, for a read whose copy the caller's
+     * own kernel call makes after the file has let go of the message; other reads say yes and
+     * find a bad buffer when they copy.
+     */
+    default boolean takes(int length) {
+        return true;
+    }
 }

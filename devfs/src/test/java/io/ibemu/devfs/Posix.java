@@ -37,6 +37,10 @@ final class Posix {
 
         int munmap(Pointer addr, long length);
 
+        int mprotect(Pointer addr, long length, int prot);
+
+        int getpid();
+
     }
 
     static final Libc LIBC = LibraryLoader.create(Libc.class).load("c");

@@ -89,7 +89,7 @@ final class SocketFileCalls {
         SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid(), true);
         ReadResult refused;
         try {
-            refused = s.file.admit(new SocketRead(caller, n.tid(), (int) a[0], length));
+            refused = s.file.admit(new SocketRead(caller, n.tid(), (int) a[0], buffer, length));
         } catch (Errno e) {
             failInterruptible(n, caller, e.code());
             return;
@@ -116,7 +116,8 @@ final class SocketFileCalls {
         for (int i = 0; i < segments.length; i += 2) {
             int error;
             try {
-                ReadResult refused = s.file.admit(new SocketRead(caller, n.tid(), (int) n.args()[0], segments[i + 1]));
+                ReadResult refused = s.file.admit(new SocketRead(caller, n.tid(), (int) n.args()[0], segments[i],
+                        segments[i + 1]));
                 if (refused == null) {
                     byte[] message = takeHead(n.tid(), (int) n.args()[0]);
                     if (!copyOut(n.tid(), segments[i], message)) {
@@ -295,18 +296,29 @@ final class SocketFileCalls {
     }
 
 
-    /** One read(2) of a socket-carried file; O_NONBLOCK read from the caller's fdinfo only when the queue is empty. */
+    /**
+     * One read(2) of a socket-carried file; O_NONBLOCK read from the caller's fdinfo only when the
+     * queue is empty. Its buffer is tried before the file lets go of the head: the caller's recv
+     * would drop a datagram it cannot copy, where ib_umad_read puts the packet back.
+     */
     private static final class SocketRead implements ReadRequest {
         private final SupervisedCaller caller;
         private final int tid;
         private final int fd;
+        private final long buffer;
         private final int count;
 
-        SocketRead(SupervisedCaller caller, int tid, int fd, long count) {
+        SocketRead(SupervisedCaller caller, int tid, int fd, long buffer, long count) {
             this.caller = caller;
             this.tid = tid;
             this.fd = fd;
+            this.buffer = buffer;
             this.count = (int) Math.min(Math.max(count, 0), Integer.MAX_VALUE); // MAX_RW_COUNT and more
+        }
+
+        @Override
+        public boolean takes(int length) {
+            return ProcessMemory.writable(tid, buffer, length);
         }
 
         @Override

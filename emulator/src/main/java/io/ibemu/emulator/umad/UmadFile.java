@@ -409,11 +409,16 @@ final class UmadFile implements MessageFile, MadAgentClient {
             throw Errno.of(Errno.EINVAL);
         }
         synchronized (queueLock) {
-            ReadResult refused = refusal(awaitHead(request), request.count(), hdrSize);
-            if (refused == null) {
-                receiveQueue.pollFirst();
+            UmadPacket packet = awaitHead(request);
+            ReadResult refused = refusal(packet, request.count(), hdrSize);
+            if (refused != null) {
+                return refused;
             }
-            return refused;
+            if (!request.takes(hdrSize + packet.data().length)) {
+                return new ReadResult(null, Errno.EFAULT); // ib_umad_read requeues after a failed copy
+            }
+            receiveQueue.pollFirst();
+            return null;
         }
     }
 
