@@ -408,17 +408,26 @@ final class UmadFile implements MessageFile, MadAgentClient {
         if (request.count() < hdrSize) {
             throw Errno.of(Errno.EINVAL);
         }
-        synchronized (queueLock) {
-            UmadPacket packet = awaitHead(request);
-            ReadResult refused = refusal(packet, request.count(), hdrSize);
-            if (refused != null) {
-                return refused;
+        while (true) {
+            UmadPacket head;
+            synchronized (queueLock) {
+                head = awaitHead(request);
+                ReadResult refused = refusal(head, request.count(), hdrSize);
+                if (refused != null) {
+                    return refused;
+                }
             }
-            if (!request.takes(hdrSize + packet.data().length)) {
+            // the buffer is tried unlocked: a fault in the caller's memory may wait, deliveries may not
+            if (!request.takes(hdrSize + head.data().length)) {
                 return new ReadResult(null, Errno.EFAULT); // ib_umad_read requeues after a failed copy
             }
-            receiveQueue.pollFirst();
-            return null;
+            synchronized (queueLock) {
+                if (receiveQueue.peekFirst() == head) {
+                    receiveQueue.pollFirst();
+                    return null;
+                }
+            }
+            // another read took that packet meanwhile: the next head is checked afresh
         }
     }
 

@@ -39,7 +39,17 @@ final class TestCaller implements Caller {
     }
 
     static ReadRequest read(int count, boolean nonBlocking) {
+        return read(count, nonBlocking, true);
+    }
+
+    /** A read whose buffer takes {@code length} bytes only if {@code writable}. */
+    static ReadRequest read(int count, boolean nonBlocking, boolean writable) {
         return new ReadRequest() {
+            @Override
+            public boolean takes(int length) {
+                return writable;
+            }
+
             @Override
             public Caller caller() {
                 return INSTANCE;

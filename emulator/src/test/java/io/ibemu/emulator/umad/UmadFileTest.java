@@ -362,6 +362,9 @@ class UmadFileTest {
         assertEquals(Errno.EINVAL, errnoOf(() -> f.admit(TestCaller.read(55, true))), "smaller than the header");
         ReadResult small = f.admit(TestCaller.read(56 + 255, true));
         assertEquals(Errno.EINVAL, small.errno(), "too small for the MAD");
+        ReadResult fault = f.admit(TestCaller.read(56 + 256, true, false));
+        assertEquals(Errno.EFAULT, fault.errno(), "a buffer that cannot take it");
+        assertEquals(null, fault.data());
         assertEquals(null, f.admit(TestCaller.read(56 + 256, true)), "the head fits: the caller's read takes it");
         assertEquals(Errno.EAGAIN, errnoOf(() -> f.admit(TestCaller.read(1024, true))), "and the file forgot it");
 
