@@ -93,6 +93,7 @@ static void check_sysfs_and_node(void)
 	{
 		char b[64];
 		t_errno(read(fd, b, sizeof(b)), errno, EINVAL, "read(): EINVAL (uverbs_fops has no read)");
+		t_errno(read(fd, b, 0), errno, EINVAL, "read() of 0 bytes: EINVAL too (vfs_read, no FMODE_CAN_READ)");
 	}
 	close(fd);
 }

@@ -383,7 +383,7 @@ final class Listener {
     }
 
     /** The device file behind a range descriptor of {@code tid} (a {@link NodeFile}, a {@link SocketFile}), or null. */
-    private Object rangeFile(int tid, long fdArgument) {
+    Object rangeFile(int tid, long fdArgument) {
         if (fdArgument < base || fdArgument >= base + count) {
             return null;
         }

@@ -56,9 +56,14 @@ final class SocketFileCalls {
      */
     void read(Notification n) throws Errno {
         long[] a = n.args();
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        SocketFile s = found instanceof SocketFile f ? f : null;
         if (s == null) {
-            listener.proceed(n);
+            if (found instanceof NodeFile f && n.nr() == Syscalls.SYS_READ && a[2] == 0) {
+                readNothing(n, f);
+            } else {
+                listener.proceed(n);
+            }
             return;
         }
         if (!s.readable()) {
@@ -89,7 +94,7 @@ final class SocketFileCalls {
         SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid(), true);
         ReadResult refused;
         try {
-            refused = s.file.admit(new SocketRead(caller, n.tid(), (int) a[0], buffer, length));
+            refused = s.file.admit(new RangeRead(caller, n.tid(), (int) a[0], buffer, length));
         } catch (Errno e) {
             failInterruptible(n, caller, e.code());
             return;
@@ -106,6 +111,29 @@ final class SocketFileCalls {
     }
 
     /**
+     * read(fd, buf, 0) of a FUSE file in the range: FUSE answers 0 without asking, where
+     * vfs_read calls the driver whatever the count (uverbs, with no read: EINVAL; an event file
+     * waits for an event, then EINVAL for the size, the event kept). So the device answers.
+     */
+    private void readNothing(Notification n, NodeFile f) {
+        if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY) {
+            listener.fail(n, Errno.EBADF);
+            return;
+        }
+        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid(), true);
+        try {
+            ReadResult r = f.read(new RangeRead(caller, n.tid(), (int) n.args()[0], n.args()[1], 0));
+            if (r.failed()) {
+                failInterruptible(n, caller, r.errno());
+            } else {
+                listener.reply(n, 0);
+            }
+        } catch (Errno e) {
+            failInterruptible(n, caller, e.code());
+        }
+    }
+
+    /**
      * readv of more than one segment, as do_loop_readv_writev runs a driver without read_iter:
      * a read per segment while each fills its segment. The daemon takes each datagram itself
      * (from a copy of the caller's descriptor) and copies it in.
@@ -116,7 +144,7 @@ final class SocketFileCalls {
         for (int i = 0; i < segments.length; i += 2) {
             int error;
             try {
-                ReadResult refused = s.file.admit(new SocketRead(caller, n.tid(), (int) n.args()[0], segments[i],
+                ReadResult refused = s.file.admit(new RangeRead(caller, n.tid(), (int) n.args()[0], segments[i],
                         segments[i + 1]));
                 if (refused == null) {
                     byte[] message = takeHead(n.tid(), (int) n.args()[0]);
@@ -297,18 +325,18 @@ final class SocketFileCalls {
 
 
     /**
-     * One read(2) of a socket-carried file; O_NONBLOCK read from the caller's fdinfo only when the
-     * queue is empty. Its buffer is tried before the file lets go of the head: the caller's recv
-     * would drop a datagram it cannot copy, where ib_umad_read puts the packet back.
+     * One read(2) of a range file; O_NONBLOCK read from the caller's fdinfo only when the queue
+     * is empty. A socket-carried file tries its buffer before it lets go of the head: the
+     * caller's recv would drop a datagram it cannot copy, where ib_umad_read puts the packet back.
      */
-    private static final class SocketRead implements ReadRequest {
+    private static final class RangeRead implements ReadRequest {
         private final SupervisedCaller caller;
         private final int tid;
         private final int fd;
         private final long buffer;
         private final int count;
 
-        SocketRead(SupervisedCaller caller, int tid, int fd, long buffer, long count) {
+        RangeRead(SupervisedCaller caller, int tid, int fd, long buffer, long count) {
             this.caller = caller;
             this.tid = tid;
             this.fd = fd;
