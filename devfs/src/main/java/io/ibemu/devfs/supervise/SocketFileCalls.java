@@ -111,9 +111,9 @@ final class SocketFileCalls {
     }
 
     /**
-     * read(fd, buf, 0) of a FUSE file in the range: FUSE answers 0 without asking, where
-     * vfs_read calls the driver whatever the count (uverbs, with no read: EINVAL; an event file
-     * waits for an event, then EINVAL for the size, the event kept). So the device answers.
+     * read(fd, buf, 0) of a FUSE file in the range (uverbs): FUSE answers 0 without asking,
+     * where vfs_read goes on whatever the count (a file without read: EINVAL). So the device
+     * file answers.
      */
     private void readNothing(Notification n, NodeFile f) {
         if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY) {
