@@ -51,6 +51,7 @@ final class Completer {
 
     private void flush(QueuePair qp, boolean entering) {
         hca.requester.cancelRetry(qp);
+        qp.sqDraining = false; // whichever side failed: ERR drains nothing
         while (!qp.sq.isEmpty()) {
             flushSend(qp, qp.sq.poll());
         }

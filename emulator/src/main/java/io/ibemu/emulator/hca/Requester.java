@@ -138,7 +138,6 @@ final class Requester {
         qp.sq.poll();
         hca.completer.send(qp, w, status, byteLen);
         if (status != WcStatus.SUCCESS) {
-            qp.sqDraining = false;
             hca.completer.error(qp);
         } else if (qp.sqDraining) {
             hca.sqDrained(qp);

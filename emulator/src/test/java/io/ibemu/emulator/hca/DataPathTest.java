@@ -352,6 +352,19 @@ class DataPathTest {
     }
 
     @Test
+    void errWhileDrainingFlushesTheBegunWqeAndEndsTheDrain() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 7);
+        MemoryRegion src = ea.buffer(8);
+        f.a.postSend(qp[0], List.of(SendWorkRequest.send(1, SIGNALED, List.of(Endpoint.sge(src)))));
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.SQD).build(), QpAttributeMask.STATE);
+        assertTrue(f.a.query(qp[0]).sqDraining());
+        f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.ERR).build(), QpAttributeMask.STATE);
+        assertEquals(WcStatus.WR_FLUSH_ERR, ea.one().status());
+        assertEquals(false, f.a.query(qp[0]).sqDraining(), "ERR drains nothing");
+        assertEquals(List.of(), ea.events(AsyncEvent.Type.SQ_DRAINED));
+    }
+
+    @Test
     void sqdWithNothingBegunIsDrainedAtOnce() throws Exception {
         QueuePair[] qp = rcPair(1, 2, 2);
         f.a.modify(qp[0], QpAttributes.builder().qpState(QpState.SQD).build(), QpAttributeMask.STATE);
