@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Errno;
+
 /** The thread that made the current request, as FUSE tells it. */
 public interface Caller {
 

@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Errno;
+
 /**
  * A character device served as one FUSE file: what a driver's {@code file_operations.open}
  * is to the kernel. Implementations know nothing of FUSE.

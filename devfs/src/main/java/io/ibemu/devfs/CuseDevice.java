@@ -6,6 +6,7 @@ import io.ibemu.devfs.fuse.FuseOut;
 import io.ibemu.devfs.fuse.Opcode;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.devfs.fuse.Session;
+import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
 import java.nio.file.Files;

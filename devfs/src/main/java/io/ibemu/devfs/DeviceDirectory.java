@@ -1,6 +1,8 @@
 package io.ibemu.devfs;
 
 import io.ibemu.devfs.ns.MountNamespace;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 
 import java.io.IOException;
 import java.nio.file.Files;

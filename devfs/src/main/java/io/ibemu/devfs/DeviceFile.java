@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Errno;
+
 import java.nio.ByteBuffer;
 
 /**

@@ -1,6 +1,9 @@
 package io.ibemu.devfs;
 
 import io.ibemu.devfs.fuse.OpenFlags;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
+import io.ibemu.kernel.ProcessMemory;
 import jnr.ffi.Pointer;
 import jnr.ffi.Struct;
 import jnr.ffi.types.off_t;

@@ -6,6 +6,8 @@ import io.ibemu.devfs.fuse.FuseOut;
 import io.ibemu.devfs.fuse.Opcode;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.devfs.fuse.Session;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 
 import java.nio.ByteBuffer;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Fatal;
+
 import com.kenai.jffi.MemoryIO;
 import io.ibemu.devfs.fuse.WorkerPool;
 import ru.serce.jnrfuse.struct.FuseOperations;

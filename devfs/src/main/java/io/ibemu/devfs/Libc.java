@@ -39,14 +39,6 @@ final class Libc {
     private Libc() {
     }
 
-    static long processVmReadv(int pid, long localIov, long localCount, long remoteIov, long remoteCount) {
-        return ProcessVm.readv(pid, localIov, localCount, remoteIov, remoteCount);
-    }
-
-    static long processVmWritev(int pid, long localIov, long localCount, long remoteIov, long remoteCount) {
-        return ProcessVm.writev(pid, localIov, localCount, remoteIov, remoteCount);
-    }
-
     static int errno() {
         return RUNTIME.getLastError();
     }

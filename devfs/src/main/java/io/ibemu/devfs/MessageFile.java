@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Errno;
+
 /**
  * A device file whose read(2) returns one queued message whole, or fails and leaves it at the
  * head of the queue (umad's {@code ib_umad_read}). Under the launcher's supervisor such a file

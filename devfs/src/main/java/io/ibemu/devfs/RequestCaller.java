@@ -1,6 +1,8 @@
 package io.ibemu.devfs;
 
 import io.ibemu.devfs.fuse.Request;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 /**
  * The caller of one FUSE request. Over libfuse, {@link #interrupted()} asks libfuse about the

@@ -1,5 +1,7 @@
 package io.ibemu.devfs;
 
+import io.ibemu.kernel.Errno;
+
 import jnr.ffi.Pointer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

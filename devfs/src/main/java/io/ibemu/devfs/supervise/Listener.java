@@ -2,10 +2,10 @@ package io.ibemu.devfs.supervise;
 
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.Fatal;
 import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.ProcessMemory;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.io.File;
 import java.io.IOException;

@@ -1,12 +1,12 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.ProcessMemory;
 import io.ibemu.devfs.ReadRequest;
 import io.ibemu.devfs.ReadResult;
 import io.ibemu.devfs.supervise.Listener.Notification;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.io.File;
 import java.io.IOException;

@@ -3,8 +3,8 @@ package io.ibemu.devfs.supervise;
 import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.ProcessMemory;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 /**
  * The thread whose system call a seccomp notification stopped. It is interrupted once the

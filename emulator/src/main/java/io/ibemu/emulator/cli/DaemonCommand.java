@@ -3,7 +3,7 @@ package io.ibemu.emulator.cli;
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Fatal;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;

@@ -1,12 +1,12 @@
 package io.ibemu.emulator.hca;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortEvent;
 import io.ibemu.emulator.mad.PortInfo;
+import io.ibemu.kernel.Errno;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

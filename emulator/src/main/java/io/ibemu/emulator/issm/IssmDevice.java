@@ -3,7 +3,6 @@ package io.ibemu.emulator.issm;
 import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.CharDevice;
 import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.Poll;
 import io.ibemu.devfs.PollWaiter;
@@ -11,6 +10,7 @@ import io.ibemu.devfs.ReadRequest;
 import io.ibemu.devfs.ReadResult;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 

@@ -2,7 +2,6 @@ package io.ibemu.emulator.umad;
 
 import io.ibemu.devfs.Caller;
 import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.MessageFile;
 import io.ibemu.devfs.MessageOutlet;
@@ -21,6 +20,7 @@ import io.ibemu.emulator.agent.Rmpp;
 import io.ibemu.emulator.agent.SendRequest;
 import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -1,6 +1,5 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.Poll;
 import io.ibemu.devfs.ReadResult;
@@ -11,6 +10,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.kernel.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

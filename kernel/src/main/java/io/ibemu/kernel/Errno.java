@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.kernel;
 
 /** A failed system call: the positive errno the kernel would return. Carries no stack trace. */
 public final class Errno extends Exception {

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.kernel;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;

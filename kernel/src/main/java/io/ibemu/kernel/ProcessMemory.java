@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.kernel;
 
 import com.kenai.jffi.MemoryIO;
 
@@ -42,7 +42,7 @@ public final class ProcessMemory {
         long base = scratch.address();
         MEMORY.putByteArray(base + IOVECS, data, offset, length);
         iovecs(base, address, length);
-        long done = Libc.processVmWritev(tid, base, 1, base + 16, 1);
+        long done = ProcessVm.writev(tid, base, 1, base + 16, 1);
         Reference.reachabilityFence(scratch); // a one-off buffer must outlive the call that uses its address
         check(done, length);
     }
@@ -56,7 +56,7 @@ public final class ProcessMemory {
         Scratch scratch = scratch(length);
         long base = scratch.address();
         iovecs(base, address, length);
-        long done = Libc.processVmReadv(tid, base, 1, base + 16, 1);
+        long done = ProcessVm.readv(tid, base, 1, base + 16, 1);
         check(done, length);
         MEMORY.getByteArray(base + IOVECS, data, 0, length);
         Reference.reachabilityFence(scratch);
@@ -84,7 +84,7 @@ public final class ProcessMemory {
             MEMORY.setMemory(zeros, n, (byte) 0);
             MEMORY.putAddress(local, zeros);
             MEMORY.putLong(local + 8, n);
-            if (Libc.processVmWritev(tid, local, 1, remote, n) != n) {
+            if (ProcessVm.writev(tid, local, 1, remote, n) != n) {
                 return false;
             }
         }

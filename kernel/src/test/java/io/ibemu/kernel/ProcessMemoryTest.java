@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,17 +21,17 @@ class ProcessMemoryTest {
 
     @BeforeEach
     void map() {
-        area = Posix.LIBC.mmap(null, (long) PAGES * PAGE, Posix.PROT_READ_WRITE, Posix.MAP_PRIVATE_ANONYMOUS, -1, 0);
+        area = Mapping.LIBC.mmap(null, (long) PAGES * PAGE, Mapping.PROT_READ_WRITE, Mapping.MAP_PRIVATE_ANONYMOUS, -1, 0);
         assertTrue(area != null && area.address() != -1L, "mmap");
         for (long at = 0; at < (long) PAGES * PAGE; at += 8) {
             area.putLong(at, 0x5555_5555_5555_5555L);
         }
-        pid = Posix.LIBC.getpid();
+        pid = Mapping.LIBC.getpid();
     }
 
     @AfterEach
     void unmap() {
-        Posix.LIBC.munmap(area, (long) PAGES * PAGE);
+        Mapping.LIBC.munmap(area, (long) PAGES * PAGE);
     }
 
     @Test
@@ -51,7 +51,7 @@ class ProcessMemoryTest {
     @Test
     void aReadOnlyPageAnywhereInTheRangeFailsIt() {
         long last = (long) (PAGES - 1) * PAGE;
-        assertEquals(0, Posix.LIBC.mprotect(area.slice(last), PAGE, PROT_READ));
+        assertEquals(0, Mapping.LIBC.mprotect(area.slice(last), PAGE, PROT_READ));
         assertFalse(ProcessMemory.writable(pid, area.address() + PAGE - 10, (int) last), "the last page is read-only");
         assertFalse(ProcessMemory.writable(pid, area.address() + last - 1, 2), "a range straddling into it");
         assertTrue(ProcessMemory.writable(pid, area.address(), (int) last), "the range before it");

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.kernel;
 
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
