@@ -362,7 +362,7 @@ final class NetlinkCalls {
         }
         byte[] data;
         try {
-            data = Listener.gather(n.tid(), h.getLong(16), h.getLong(24));
+            data = UserMemory.gather(n.tid(), h.getLong(16), h.getLong(24));
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

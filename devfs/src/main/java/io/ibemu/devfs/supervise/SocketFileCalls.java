@@ -75,7 +75,7 @@ final class SocketFileCalls {
         if (n.nr() == Syscalls.SYS_READV) {
             long[] segments;
             try {
-                segments = Listener.iovecs(n.tid(), a[1], a[2]);
+                segments = UserMemory.iovecs(n.tid(), a[1], a[2]);
             } catch (Errno e) {
                 listener.fail(n, e.code());
                 return;
