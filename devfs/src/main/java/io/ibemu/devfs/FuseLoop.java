@@ -1,10 +1,9 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.fuse.WorkerPool;
 import io.ibemu.kernel.Fatal;
 
 import com.kenai.jffi.MemoryIO;
-import io.ibemu.devfs.fuse.WorkerPool;
-import ru.serce.jnrfuse.struct.FuseOperations;
 
 /**
  * libfuse2's multithreaded session loop ({@code fuse_main}'s {@code fuse_loop_mt}), run on Java
@@ -12,25 +11,19 @@ import ru.serce.jnrfuse.struct.FuseOperations;
  * for each callback and detaches it afterwards, which cost more than the whole FUSE round
  * trip. A Java worker is attached for its whole life, so a callback is a plain JNI upcall.
  *
- * <p>The pool is a {@link WorkerPool}, as the direct transport's. After {@code fuse_exit}
- * each worker ends once a request wakes it ({@link DeviceDirectory} sends them); unmounting
- * ends them all.
+ * <p>The pool is a {@link WorkerPool}, as the device files' FUSE session's. After
+ * {@code fuse_exit} each worker ends once a request wakes it ({@link LowLevelMount} sends them);
+ * unmounting ends them all. Only the sysfs tree runs on libfuse2 now, through its low-level API.
  */
 final class FuseLoop {
 
     private static final System.Logger LOG = System.getLogger(FuseLoop.class.getName());
     private static final int EINTR = 4;
-    /** fuse_in_header.opcode of FUSE_IOCTL (linux/fuse.h). */
-    private static final int FUSE_IOCTL = 39;
-    private static final int IN_HEADER_OPCODE = 4;
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     private final String name;
     private final long session;
     private final long channel;
-    /** IOCTL requests are processed on this one, or on {@link #channel} if libfuse made none. */
-    private final long ioctlChannel;
-    private final IoctlChannel ioctls;
     private final int bufferSize;
     private final WorkerPool<Worker> workers;
     private volatile boolean failed; // a receive failed with an error
@@ -40,38 +33,7 @@ final class FuseLoop {
         this.session = session;
         this.channel = channel;
         this.bufferSize = bufferSize;
-        this.ioctls = IoctlChannel.of(channel, bufferSize);
-        if (ioctls == null) {
-            LOG.log(System.Logger.Level.WARNING, "{0}: no ioctl channel: failed ioctls will send their buffer", name);
-        }
-        this.ioctlChannel = ioctls == null ? channel : ioctls.channel;
         this.workers = new WorkerPool<>(name, n -> new Worker(this, n), () -> Fuse2.LIB.fuse_session_exited(session) != 0);
-    }
-
-    /**
-     * As {@code fuse_main_real}: mounts as {@code argv} says, serves requests until the session
-     * ends and every worker is gone, runs {@code beforeTeardown}, unmounts. Returns 0, or 1 when
-     * mounting or reading failed.
-     */
-    static int run(String name, String[] argv, FuseOperations ops, int opsSize, Runnable beforeTeardown) {
-        long cells = MEMORY.allocateMemory(16, true); // char *mountpoint; int multithreaded
-        try {
-            long fuse = Fuse2.LIB.fuse_setup(argv.length, argv, ops, opsSize, cells, cells + 8, 0);
-            if (fuse == 0) {
-                return 1;
-            }
-            try {
-                long session = Fuse2.LIB.fuse_get_session(fuse);
-                long channel = Fuse2.LIB.fuse_session_next_chan(session, 0);
-                int bufferSize = (int) Fuse2.LIB.fuse_chan_bufsize(channel);
-                return new FuseLoop(name, session, channel, bufferSize).serve();
-            } finally {
-                beforeTeardown.run(); // nothing may use the session or its channel after this
-                Fuse2.LIB.fuse_teardown(fuse, MEMORY.getAddress(cells));
-            }
-        } finally {
-            MEMORY.freeMemory(cells);
-        }
     }
 
     /**
@@ -91,13 +53,7 @@ final class FuseLoop {
      * aborts the connection and fails them. Returns whether the loop ended.
      */
     static boolean endWorkers(String name, Thread loop, java.nio.file.Path target, long timeoutMs) {
-        return WorkerPool.poke(name, () -> statfs(target), loop, timeoutMs);
-    }
-
-    /** statfs(2) of {@code path}: the f_type, or -1. */
-    static long statfs(java.nio.file.Path path) {
-        jnr.ffi.Pointer buf = Libc.RUNTIME.getMemoryManager().allocateDirect(256);
-        return Libc.CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
+        return WorkerPool.poke(name, () -> Libc.statfs(target), loop, timeoutMs);
     }
 
     /** Serves until no worker is left. */
@@ -109,8 +65,6 @@ final class FuseLoop {
     /** A thread of the pool, with the ioctl flag its replies read. */
     private static final class Worker extends WorkerPool.Worker {
         final FuseLoop loop;
-        /** The current ioctl fails after writing its buffer: its reply keeps the data. Own thread only. */
-        boolean errorCarriesData;
 
         Worker(FuseLoop loop, String name) {
             super(name);
@@ -133,23 +87,6 @@ final class FuseLoop {
         }
     }
 
-    /** The calling worker's current ioctl reply, if it is an error, still carries its data. */
-    static void errorCarriesData() {
-        if (Thread.currentThread() instanceof Worker worker) {
-            worker.errorCarriesData = true;
-        }
-    }
-
-    /** Whether {@link #errorCarriesData()} was called for the reply being sent; resets it. */
-    static boolean takeErrorCarriesData() {
-        if (Thread.currentThread() instanceof Worker worker) {
-            boolean carries = worker.errorCarriesData;
-            worker.errorCarriesData = false;
-            return carries;
-        }
-        return false;
-    }
-
     private void work(Worker worker) {
         long buffer = MEMORY.allocateMemory(bufferSize, false);
         long channelCell = MEMORY.allocateMemory(8, true);
@@ -170,10 +107,7 @@ final class FuseLoop {
                     break;
                 }
                 workers.taken(worker);
-                long replies = MEMORY.getInt(buffer + IN_HEADER_OPCODE) == FUSE_IOCTL ? ioctlChannel
-                        : MEMORY.getAddress(channelCell);
-                worker.errorCarriesData = false;
-                Fuse2.LIB.fuse_session_process(session, buffer, length, replies);
+                Fuse2.LIB.fuse_session_process(session, buffer, length, MEMORY.getAddress(channelCell));
                 if (workers.doneWith(worker)) {
                     break;
                 }

@@ -39,6 +39,12 @@ final class Libc {
     private Libc() {
     }
 
+    /** statfs(2) of {@code path}: the f_type, or -1. */
+    static long statfs(java.nio.file.Path path) {
+        jnr.ffi.Pointer buf = RUNTIME.getMemoryManager().allocateDirect(256);
+        return CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
+    }
+
     static int errno() {
         return RUNTIME.getLastError();
     }

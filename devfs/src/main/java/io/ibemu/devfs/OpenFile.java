@@ -28,7 +28,7 @@ final class OpenFile implements PollWaiter {
         this.notice = notice;
     }
 
-    /** Takes the poll handle of a POLL with FUSE_POLL_SCHEDULE_NOTIFY (libfuse's, or the kernel's kh). */
+    /** Takes the poll handle of a POLL with FUSE_POLL_SCHEDULE_NOTIFY (the kernel's kh). */
     synchronized PollWaiter arm(long handle) {
         if (retired || notice.closing()) {
             notice.destroy(handle);

@@ -44,11 +44,6 @@ final class DaemonCommand implements Callable<Integer> {
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
     String sm = "none";
 
-    @Option(names = "--fuse-transport", paramLabel = "direct|libfuse", defaultValue = "direct",
-            description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
-                    + "or libfuse (libfuse2's high-level API, kept to measure against).")
-    String fuseTransport = "direct";
-
     @Option(names = "--umad-transport", paramLabel = "socket|fuse", defaultValue = "socket",
             description = "How supervised programs' umad files are carried: socket (a socket pair per open: poll and "
                     + "read copies run natively, the daemon checks reads and serves write and ioctl) or fuse (the FUSE "
@@ -110,7 +105,6 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--local" -> command.locals.add(value);
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
-                case "--fuse-transport" -> command.fuseTransport = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
@@ -127,13 +121,6 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() {
         if (!sm.equals("none") && !sm.equals("preset")) {
             System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
-            return 2;
-        }
-        try {
-            // read by every DeviceDirectory made without a transport of its own
-            System.setProperty("ibemu.fuse.transport", DeviceDirectory.Transport.of(fuseTransport).name().toLowerCase());
-        } catch (IllegalArgumentException e) {
-            System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
         if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
