@@ -1,5 +1,8 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.devfs.fuse.Channel;
 import io.ibemu.devfs.fuse.FuseIn;
 import io.ibemu.devfs.fuse.FuseOut;

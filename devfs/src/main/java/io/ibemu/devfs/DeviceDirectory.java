@@ -1,5 +1,9 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.Fatal;

@@ -1,5 +1,8 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.PollWaiter;
+
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**

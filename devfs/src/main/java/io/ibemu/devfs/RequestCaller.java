@@ -1,5 +1,6 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.ProcessMemory;

@@ -1,8 +1,8 @@
 package io.ibemu.sysfs;
 
 import com.kenai.jffi.MemoryIO;
-import io.ibemu.devfs.LowLevelMount;
-import io.ibemu.devfs.LowLevelReplies;
+import io.ibemu.devfs.libfuse.LowLevelMount;
+import io.ibemu.devfs.libfuse.LowLevelReplies;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.Fatal;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.Fatal;
 
@@ -282,7 +282,7 @@ final class Listener {
         return file instanceof NodeFile f ? f.node : file instanceof SocketFile s ? s.node : null;
     }
 
-    /** {@link io.ibemu.devfs.Caller#installFile}: a new fd at the caller's lowest free number. */
+    /** {@link io.ibemu.devfs.device.Caller#installFile}: a new fd at the caller's lowest free number. */
     int install(long id, DeviceFile file, int openFlags) throws Errno {
         int local = supervisor.openFile(null, file, openFlags);
         try {

@@ -1,9 +1,9 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.MessageFile;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.devfs.supervise.Listener.Notification;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.ProcessMemory;
@@ -350,7 +350,7 @@ final class SocketFileCalls {
         }
 
         @Override
-        public io.ibemu.devfs.Caller caller() {
+        public io.ibemu.devfs.device.Caller caller() {
             return caller;
         }
 

@@ -1,8 +1,8 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.DeviceNode;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.ProcessMemory;
 

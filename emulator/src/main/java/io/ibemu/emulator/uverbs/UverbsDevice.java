@@ -1,8 +1,8 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.CharDevice;
-import io.ibemu.devfs.DeviceFile;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.HostMemory;

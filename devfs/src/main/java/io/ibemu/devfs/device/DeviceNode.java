@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /**
  * A character device shown as a real device node ({@code mknod}) with its major:minor and mode,

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /**
  * What a read(2) returns: bytes, or an errno, or (as umad's ENOSPC for an RMPP message too large

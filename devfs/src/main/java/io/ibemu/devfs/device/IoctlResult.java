@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /**
  * What an ioctl(2) returns. {@code out} is copied to the caller's argument when the command

@@ -1,4 +1,5 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.libfuse;
+
 
 import com.kenai.jffi.MemoryIO;
 

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.libfuse;
 
 /**
  * libfuse2's low-level replies (fuse_reply_*), for the callbacks of a {@link LowLevelMount}.

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.libfuse;
 
 import io.ibemu.devfs.fuse.WorkerPool;
 import io.ibemu.kernel.Fatal;

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.libfuse;
 
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.annotations.IgnoreError;

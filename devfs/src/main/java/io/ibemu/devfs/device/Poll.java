@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /** poll(2) event bits, as in {@code <poll.h>}. */
 public final class Poll {

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /** One read(2) syscall on a device file. */
 public interface ReadRequest {

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /** Where a {@link MessageFile} sends the messages it queues (the supervisor's socket pair). */
 public interface MessageOutlet {

@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 /** A poll(2)/select(2) caller waiting for a device file's events to change. */
 public interface PollWaiter {

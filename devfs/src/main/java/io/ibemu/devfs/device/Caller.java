@@ -1,4 +1,4 @@
-package io.ibemu.devfs;
+package io.ibemu.devfs.device;
 
 import io.ibemu.kernel.Errno;
 
