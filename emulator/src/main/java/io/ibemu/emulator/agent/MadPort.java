@@ -2,6 +2,12 @@ package io.ibemu.emulator.agent;
 
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.ClassPortInfo;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadStatus;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.kernel.Errno;
 
@@ -52,11 +58,11 @@ public final class MadPort {
         }
         if (reg != null) {
             int cls = reg.mgmtClass();
-            boolean smiClass = cls == Mads.CLASS_SUBN_LID_ROUTED || cls == Mads.CLASS_SUBN_DIRECTED_ROUTE;
+            boolean smiClass = cls == MgmtClass.SUBN_LID_ROUTED || cls == MgmtClass.SUBN_DIRECTED_ROUTE;
             boolean invalid = reg.classVersion() >= MAX_CLASS_VERSION
-                    || (cls >= MAX_CLASS && cls != Mads.CLASS_SUBN_DIRECTED_ROUTE)
-                    || (Mads.isVendorRange2(cls) && reg.oui() == 0)
-                    || (!Mads.isRmppClass(cls) && rmppVersion != 0)
+                    || (cls >= MAX_CLASS && cls != MgmtClass.SUBN_DIRECTED_ROUTE)
+                    || (MgmtClass.isVendorHighRange(cls) && reg.oui() == 0)
+                    || (!MgmtClass.isRmpp(cls) && rmppVersion != 0)
                     || (qpn == 0) != smiClass;
             if (invalid) {
                 throw Errno.of(Errno.EINVAL);
@@ -102,12 +108,12 @@ public final class MadPort {
      */
     public void post(SendRequest s) throws Errno {
         byte[] mad = s.message;
-        if (!Mads.isRmppClass(Mads.mgmtClass(mad)) && s.agent.rmppVersion() != 0) {
+        if (!MgmtClass.isRmpp(Mad.mgmtClass(mad)) && s.agent.rmppVersion() != 0) {
             throw Errno.of(Errno.EINVAL);
         }
-        if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(mad) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             int permissiveEnd = Smp.direction(mad) ? Smp.drDlid(mad) : Smp.drSlid(mad);
-            if (permissiveEnd == Mads.PERMISSIVE_LID && !Smi.send(mad, isSwitch(), port.number())) {
+            if (permissiveEnd == Smp.PERMISSIVE_LID && !Smi.send(mad, isSwitch(), port.number())) {
                 throw Errno.of(Errno.EINVAL);
             }
             if (Smi.isLocal(mad) || Smi.isLocalReturning(mad)) {
@@ -150,8 +156,8 @@ public final class MadPort {
         if (!valid(mad, d.destQp())) {
             return;
         }
-        if (Mads.isSmp(mad) && Mads.method(mad) == Mads.METHOD_TRAP_REPRESS) {
-            layer.traps().repressed(Mads.tid(mad));
+        if (Mad.isSmp(mad) && Mad.method(mad) == Method.TRAP_REPRESS) {
+            layer.traps().repressed(Mad.transactionId(mad));
             return;
         }
         Optional<byte[]> reply = node().process(arrivalPort, mad.clone());
@@ -163,8 +169,8 @@ public final class MadPort {
             return;
         }
         ReceivedMad received = new ReceivedMad(mad.clone(), d.slid(), d.sl(), d.pathBits(), d.srcQp(), pkeyIndex(d.pkey()));
-        if (Mads.isResponse(mad)) {
-            MadAgent agent = layer.agent((int) (Mads.tid(mad) >>> 32));
+        if (Mad.isResponse(mad)) {
+            MadAgent agent = layer.agent((int) (Mad.transactionId(mad) >>> 32));
             if (agent != null && agent.registered) {
                 agent.port().toAgent(agent, received);
             }
@@ -173,21 +179,21 @@ public final class MadPort {
         MadAgent agent = find(mad);
         if (agent != null) {
             toAgent(agent, received);
-        } else if (Mads.method(mad) == Mads.METHOD_GET || Mads.method(mad) == Mads.METHOD_SET) {
+        } else if (Mad.method(mad) == Method.GET || Mad.method(mad) == Method.SET) {
             respond(d, unmatchedResponse(mad), arrivalPort);
         }
     }
 
     /** validate_mad: base version, SMI classes only on QP0, GSI only elsewhere, CM only Send. */
     private static boolean valid(byte[] mad, int destQp) {
-        if (Mads.baseVersion(mad) != Mads.BASE_VERSION) {
+        if (Mad.baseVersion(mad) != Mad.BASE_VERSION) {
             return false;
         }
-        if (Mads.isSmp(mad)) {
+        if (Mad.isSmp(mad)) {
             return destQp == 0;
         }
-        if (Mads.mgmtClass(mad) == Mads.CLASS_CM && Mads.attributeId(mad) != Mads.ATTR_CLASS_PORT_INFO
-                && Mads.method(mad) != 0x03) {
+        if (Mad.mgmtClass(mad) == MgmtClass.COMM_MGMT && Mad.attributeId(mad) != ClassPortInfo.ATTRIBUTE_ID
+                && Mad.method(mad) != 0x03) {
             return false;
         }
         return destQp != 0;
@@ -196,12 +202,12 @@ public final class MadPort {
     /** generate_unmatched_resp: a Get or Set nobody registered for is answered "unsupported". */
     private static byte[] unmatchedResponse(byte[] request) {
         byte[] r = request.clone();
-        r[3] = (byte) Mads.METHOD_GET_RESP;
-        int status = Mads.STATUS_UNSUPPORTED_METHOD_ATTRIB;
-        if (Mads.mgmtClass(r) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
-            status |= Mads.DR_DIRECTION;
+        r[3] = (byte) Method.GET_RESP;
+        int status = MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE;
+        if (Mad.mgmtClass(r) == MgmtClass.SUBN_DIRECTED_ROUTE) {
+            status |= MadStatus.DIRECTION;
         }
-        Mads.setStatus(r, status);
+        Mad.setStatus(r, status);
         return r;
     }
 
@@ -210,11 +216,11 @@ public final class MadPort {
         ReceivedMad as = new ReceivedMad(null, Smp.drSlid(mad), 0, 0, 0, s.pkeyIndex);
         Optional<byte[]> reply = node().process(port.number(), mad.clone());
         if (reply.isPresent()) {
-            if (reply.get().length > 0 && Mads.isResponse(reply.get())) {
+            if (reply.get().length > 0 && Mad.isResponse(reply.get())) {
                 s.agent.client().received(s.agent, withMessage(as, reply.get()));
             }
         } else {
-            MadAgent target = Mads.isResponse(mad) ? layer.agent((int) (Mads.tid(mad) >>> 32)) : find(mad);
+            MadAgent target = Mad.isResponse(mad) ? layer.agent((int) (Mad.transactionId(mad) >>> 32)) : find(mad);
             if (target != null && target.registered) {
                 target.client().received(target, withMessage(as, mad.clone()));
             }
@@ -229,7 +235,7 @@ public final class MadPort {
     /** ib_mad_complete_recv: kernel-RMPP agents see whole messages; the rest as they come. */
     private void toAgent(MadAgent agent, ReceivedMad r) {
         byte[] mad = r.message();
-        if (agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(mad)) && Rmpp.active(mad)) {
+        if (agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && Rmpp.active(mad)) {
             switch (Rmpp.type(mad)) {
                 case Rmpp.TYPE_DATA -> receiveSegment(agent, r);
                 case Rmpp.TYPE_ACK -> receiveAck(agent, mad);
@@ -242,7 +248,7 @@ public final class MadPort {
     }
 
     private void deliver(MadAgent agent, ReceivedMad r) {
-        if (Mads.isResponse(r.message())) {
+        if (Mad.isResponse(r.message())) {
             completeResponse(agent, r);
         } else {
             agent.client().received(agent, r);
@@ -261,16 +267,16 @@ public final class MadPort {
             agent.waiting.remove(s);
             agent.client().received(agent, response);
             finish(s, SendStatus.SUCCESS);
-        } else if (!agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(mad)) && Rmpp.active(mad)) {
+        } else if (!agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && Rmpp.active(mad)) {
             agent.client().received(agent, response);
         }
     }
 
     private static SendRequest waitingFor(MadAgent agent, byte[] mad) {
-        long tid = Mads.tid(mad);
-        int cls = Mads.mgmtClass(mad);
+        long tid = Mad.transactionId(mad);
+        int cls = Mad.mgmtClass(mad);
         for (SendRequest s : agent.waiting) {
-            if (s.tid() == tid && Mads.mgmtClass(s.message) == cls) {
+            if (s.tid() == tid && Mad.mgmtClass(s.message) == cls) {
                 return s;
             }
         }
@@ -356,7 +362,7 @@ public final class MadPort {
                 ack(ra, mad, r);
                 return;
             }
-            ra = new RmppReassembly(Mads.tid(mad), r.slid(), r.srcQp(), Mads.mgmtClass(mad));
+            ra = new RmppReassembly(Mad.transactionId(mad), r.slid(), r.srcQp(), Mad.mgmtClass(mad));
             agent.reassemblies.removeIf(old -> old.complete);
             agent.reassemblies.add(ra);
         } else if (ra == null || segment > ra.newWindow) {
@@ -426,7 +432,7 @@ public final class MadPort {
     private void transmit(SendRequest s, byte[] mad) {
         int slid = port.lid() | s.pathBits;
         layer.transmit(port, new Datagram(port, slid, s.dlid, s.sl, s.pathBits, s.agent.qpn(), s.remoteQpn,
-                s.remoteQkey, pkey(s.pkeyIndex), Arrays.copyOf(mad, Mads.SIZE)));
+                s.remoteQkey, pkey(s.pkeyIndex), Arrays.copyOf(mad, Mad.SIZE)));
     }
 
     /**
@@ -435,7 +441,7 @@ public final class MadPort {
      */
     private void respond(Datagram request, byte[] reply, int arrivalPort) {
         Port out = port;
-        if (Mads.mgmtClass(reply) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(reply) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             if (!Smi.send(reply, isSwitch(), arrivalPort)) {
                 return;
             }
@@ -447,18 +453,18 @@ public final class MadPort {
 
     /** find_mad_agent for a request: by version, class (DR folded apart from LID-routed), method, OUI. */
     private MadAgent find(byte[] mad) {
-        int version = Mads.classVersion(mad);
+        int version = Mad.classVersion(mad);
         if (version >= MAX_CLASS_VERSION) {
             return null;
         }
-        int cls = Mads.mgmtClass(mad);
-        int oui = Mads.isVendorRange2(cls) ? Mads.vendorOui(mad) : 0;
-        return methods.get(key(version, cls, oui, Mads.method(mad) & ~Mads.METHOD_RESP));
+        int cls = Mad.mgmtClass(mad);
+        int oui = MgmtClass.isVendorHighRange(cls) ? Mad.vendorOui(mad) : 0;
+        return methods.get(key(version, cls, oui, Mad.method(mad) & ~Method.RESPONSE));
     }
 
     private static List<Long> keys(MadRegistration reg) {
         List<Long> keys = new ArrayList<>();
-        int oui = Mads.isVendorRange2(reg.mgmtClass()) ? reg.oui() : 0;
+        int oui = MgmtClass.isVendorHighRange(reg.mgmtClass()) ? reg.oui() : 0;
         for (int m = 0; m < 128; m++) {
             if (reg.hasMethod(m)) {
                 keys.add(key(reg.classVersion(), reg.mgmtClass(), oui, m));

@@ -1,5 +1,8 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.Method;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,8 +31,8 @@ final class RmppReassembly {
     }
 
     boolean matches(byte[] mad, ReceivedMad from) {
-        return tid == Mads.tid(mad) && slid == from.slid() && srcQp == from.srcQp()
-                && mgmtClass == Mads.mgmtClass(mad);
+        return tid == Mad.transactionId(mad) && slid == from.slid() && srcQp == from.srcQp()
+                && mgmtClass == Mad.mgmtClass(mad);
     }
 
     int received() {
@@ -38,9 +41,9 @@ final class RmppReassembly {
 
     /** format_ack: the data's own header with the method's response bit flipped. */
     byte[] ack(byte[] data) {
-        byte[] ack = new byte[Mads.SIZE];
+        byte[] ack = new byte[Mad.SIZE];
         System.arraycopy(data, 0, ack, 0, Rmpp.HEADER_END);
-        ack[3] = (byte) (ack[3] ^ Mads.METHOD_RESP);
+        ack[3] = (byte) (ack[3] ^ Method.RESPONSE);
         lastAck = received();
         Rmpp.set(ack, Rmpp.TYPE_ACK, Rmpp.FLAG_ACTIVE, 0, received(), newWindow);
         return ack;

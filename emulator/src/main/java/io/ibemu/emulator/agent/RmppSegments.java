@@ -1,5 +1,7 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.mad.Mad;
+
 import java.util.Arrays;
 
 /**
@@ -10,29 +12,29 @@ import java.util.Arrays;
  */
 final class RmppSegments {
     /** IB_MGMT_RMPP_DATA: a segment's payload after the 36-byte MAD and RMPP headers. */
-    static final int RMPP_DATA = Mads.SIZE - Rmpp.HEADER_END;
+    static final int RMPP_DATA = Mad.SIZE - Rmpp.HEADER_END;
 
     private RmppSegments() {
     }
 
     static int dataPerSegment(byte[] message) {
-        return Mads.SIZE - Mads.dataOffset(Mads.mgmtClass(message));
+        return Mad.SIZE - Mad.dataOffset(Mad.mgmtClass(message));
     }
 
     static int count(byte[] message) {
-        int offset = Mads.dataOffset(Mads.mgmtClass(message));
+        int offset = Mad.dataOffset(Mad.mgmtClass(message));
         int data = message.length - offset;
-        int per = Mads.SIZE - offset;
+        int per = Mad.SIZE - offset;
         return Math.max(1, (data + per - 1) / per);
     }
 
     /** Segment {@code n} (1-based) of the message, with the RMPP DATA header for it. */
     static byte[] segment(byte[] message, int n) {
-        int offset = Mads.dataOffset(Mads.mgmtClass(message));
-        int per = Mads.SIZE - offset;
+        int offset = Mad.dataOffset(Mad.mgmtClass(message));
+        int per = Mad.SIZE - offset;
         int count = count(message);
         int pad = count * per - (message.length - offset);
-        byte[] seg = new byte[Mads.SIZE];
+        byte[] seg = new byte[Mad.SIZE];
         System.arraycopy(message, 0, seg, 0, offset);
         int from = offset + (n - 1) * per;
         System.arraycopy(message, from, seg, offset, Math.max(0, Math.min(per, message.length - from)));
@@ -46,14 +48,14 @@ final class RmppSegments {
     static byte[] join(java.util.List<byte[]> segments) {
         byte[] first = segments.get(0);
         byte[] last = segments.get(segments.size() - 1);
-        int offset = Mads.dataOffset(Mads.mgmtClass(first));
-        int per = Mads.SIZE - offset;
+        int offset = Mad.dataOffset(Mad.mgmtClass(first));
+        int per = Mad.SIZE - offset;
         int pad = RMPP_DATA - Rmpp.lengthOrWindow(last);
         if (pad > RMPP_DATA || pad < 0) {
             pad = 0;
         }
         int length = offset + segments.size() * per - pad;
-        byte[] message = Arrays.copyOf(first, Math.max(length, Mads.SIZE));
+        byte[] message = Arrays.copyOf(first, Math.max(length, Mad.SIZE));
         for (int i = 1; i < segments.size(); i++) {
             int at = offset + i * per;
             int n = Math.min(per, Math.max(0, message.length - at));

@@ -14,6 +14,7 @@ import io.ibemu.emulator.mad.PKeyTable;
 import io.ibemu.emulator.mad.PortInfo;
 import io.ibemu.emulator.mad.SlToVlMappingTable;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.mad.SwitchInfo;
 import io.ibemu.emulator.mad.VlArbitrationTable;
 import io.ibemu.emulator.topology.NodeType;
@@ -100,7 +101,7 @@ final class Sma {
             return Optional.of(reply(Arrays.copyOf(request, Mad.SIZE), MadStatus.BAD_VERSION, true));
         }
         Port keyPort = node.type() == NodeType.SWITCH ? node.port(0) : node.port(inPort);
-        long key = Mad.mKey(request);
+        long key = Smp.mKey(request);
         boolean keyMatches = keyPort.mKey == 0 || key == keyPort.mKey;
         if (!keyMatches && (method == Method.SET || keyPort.mKeyProtectBits >= 2)) {
             // an M_Key violation is counted and dropped unanswered (IBA 14.2.4.1, qib check_mkey)
