@@ -46,8 +46,9 @@ class KernelVmTest {
 
     @Test
     void aVmPastItsTimeoutIsKilledAndReported() {
-        Result r = Command.of(Ibemu.root().resolve("scripts/kernel-vm").toString(), "--timeout", "5", "--cmd", "true")
-                .timeout(Duration.ofMinutes(3)).run();
+        // a step that never ends by itself, and a step limit far past the VM's: only --timeout can end it
+        Result r = Command.of(Ibemu.root().resolve("scripts/kernel-vm").toString(), "--timeout", "5",
+                "--step-timeout", "3600", "--cmd", "while :; do sleep 1; done").timeout(Duration.ofMinutes(3)).run();
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.stderr().contains("exceeded --timeout 5s"), r.stderr());
         assertTrue(r.stdout().contains("=== cmd1 did not finish"), r.stdout());
