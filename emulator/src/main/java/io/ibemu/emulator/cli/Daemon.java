@@ -149,6 +149,8 @@ final class Daemon implements AutoCloseable {
             for (String dir : new String[] {"bus/pci/drivers", "dev/char"}) {
                 graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
             }
+            // what the InfiniBand tools write by default stays with the instance (before /run/udev: /run is layered)
+            ToolState.makePrivate();
             // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
             MountNamespace.privateCopy(Path.of("/run/udev"));
             MountNamespace.privateCopy(Path.of("/dev/char"));
