@@ -205,10 +205,11 @@ class HostUntouchedTest {
                 "ibstat > /dev/null; ibnetdiscover > /dev/null; perfquery > /dev/null; iblinkinfo > /dev/null",
                 "smpquery nodeinfo 1 > /dev/null; ibv_devinfo -v > /dev/null",
                 "udevadm test /sys/class/infiniband_mad/umad0 > /dev/null 2>&1 || echo 'udevadm test failed'",
-                "ibv_rc_pingpong -d ibemu0 -g 0 -p " + port + " -n 20 > /dev/null 2>&1 &",
+                "set -- $(ls /sys/class/infiniband)", // renamed by rdma-core's persistent naming rule
+                "ibv_rc_pingpong -d $1 -g 0 -p " + port + " -n 20 > /dev/null 2>&1 &",
                 "srv=$!",
                 Loopback.awaitListening(port, "srv"),
-                "ibv_rc_pingpong -d ibemu1 -g 0 -p " + port + " -n 20 localhost > /dev/null || { echo 'pingpong failed'; kill $srv; }",
+                "ibv_rc_pingpong -d $2 -g 0 -p " + port + " -n 20 localhost > /dev/null || { echo 'pingpong failed'; kill $srv; }",
                 "wait $srv",
                 "kill $sm; wait $sm"))
                 .timeout(Duration.ofMinutes(5)).run().assertOk();
