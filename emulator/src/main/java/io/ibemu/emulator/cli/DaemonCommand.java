@@ -60,8 +60,12 @@ final class DaemonCommand implements Callable<Integer> {
     boolean udev;
 
     @Option(names = "--rules", paramLabel = "DIR",
-            description = "With --udev: read the rules only from DIR (repeatable; default: the system's rules directories).")
+            description = "With --udev: DIR's rules as well, as if in /etc/udev/rules.d (repeatable; implies --udev).")
     List<Path> rules = new ArrayList<>();
+
+    @Option(names = "--rules-only", paramLabel = "DIR",
+            description = "With --udev: the rules of DIR (and of --rules) only, none of the system's (repeatable; implies --udev).")
+    List<Path> rulesOnly = new ArrayList<>();
 
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
@@ -78,7 +82,7 @@ final class DaemonCommand implements Callable<Integer> {
 
     /**
      * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
-     * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules},
+     * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules}, {@code --rules-only},
      * {@code --supervise-stub}, each with a value, and {@code --udev}), read
      * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
      * start; null for anything else (help, an unknown option, a missing value), which picocli
@@ -108,6 +112,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
+                case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 default -> {
                     return null;
@@ -154,8 +159,10 @@ final class DaemonCommand implements Callable<Integer> {
         }, FATAL_RESERVE, FATAL_DEADLINE_MS);
         ignoreUserSignals();
         try {
+            List<Path> ruleDirs = new ArrayList<>(rulesOnly);
+            ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !rules.isEmpty(), rules, superviseStub));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
