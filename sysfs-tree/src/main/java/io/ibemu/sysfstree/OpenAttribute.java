@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import io.ibemu.kernel.Errno;
 

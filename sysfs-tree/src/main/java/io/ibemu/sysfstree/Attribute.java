@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.Fatal;
@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * An attribute file: {@code show} formats the value, {@code store} takes a written one. Both
  * are bytes, as in sysfs: text attributes are adapted by {@link SysDir}.
  */
-final class Attribute extends Node {
+final class Attribute extends KernfsNode {
 
     /** sysfs reports every attribute as one page, whatever its value's length. */
     static final long PAGE_SIZE = 4096;

@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

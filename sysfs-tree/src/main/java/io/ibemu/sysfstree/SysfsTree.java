@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 /** One entry of the tree: what a kernfs node is. Mode and owner change only by chmod/chown. */
-abstract sealed class Node permits SysDir, Attribute, Link {
+abstract sealed class KernfsNode permits SysDir, Attribute, Link {
 
     static final int S_IFDIR = 0040000;
     static final int S_IFREG = 0100000;
@@ -14,7 +14,7 @@ abstract sealed class Node permits SysDir, Attribute, Link {
     private volatile long gid;
     private volatile boolean detached;
 
-    Node(long inode, int permissions) {
+    KernfsNode(long inode, int permissions) {
         if ((permissions & ~07777) != 0) {
             throw new IllegalArgumentException("not a permission mode: 0" + Integer.toOctalString(permissions));
         }

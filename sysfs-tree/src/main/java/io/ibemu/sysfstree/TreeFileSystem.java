@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import com.kenai.jffi.MemoryIO;
 import io.ibemu.devfs.libfuse.LowLevelMount;
@@ -89,7 +89,7 @@ final class TreeFileSystem implements KernelCache {
     private volatile LowLevelMount mount;
 
     /** A node the kernel knows, how many lookups it holds, and its directory's inode (for ".."). */
-    private record Known(Node node, long parent, long lookups) {
+    private record Known(KernfsNode node, long parent, long lookups) {
     }
 
     TreeFileSystem(SysDir root, TreeContext tree) {
@@ -148,7 +148,7 @@ final class TreeFileSystem implements KernelCache {
     }
 
     @Override
-    public void attributesChanged(Node node) {
+    public void attributesChanged(KernfsNode node) {
         LowLevelMount m = mount;
         if (m != null && (node.inode() == ROOT_ID || known.containsKey(node.inode()))) {
             m.invalidateInode(node.inode());
@@ -162,7 +162,7 @@ final class TreeFileSystem implements KernelCache {
             if (!(node(parent) instanceof SysDir dir)) {
                 return ENOTDIR;
             }
-            Node node = dir.entry(cString(cName));
+            KernfsNode node = dir.entry(cString(cName));
             if (node == null) {
                 return Errno.ENOENT;
             }
@@ -194,7 +194,7 @@ final class TreeFileSystem implements KernelCache {
 
     private void setattr(long req, long inode, long stat, int toSet, long fi) {
         answer(req, "setattr", () -> {
-            Node node = node(inode);
+            KernfsNode node = node(inode);
             FileStat given = statAt(stat);
             if ((toSet & SET_SIZE) != 0 && node instanceof SysDir) {
                 return EISDIR; // kernfs accepts a truncate of a file (O_TRUNC) and keeps no size
@@ -230,7 +230,7 @@ final class TreeFileSystem implements KernelCache {
 
     private void open(long req, long inode, long fi) {
         answer(req, "open", () -> {
-            Node node = node(inode);
+            KernfsNode node = node(inode);
             if (node instanceof SysDir) {
                 return EISDIR;
             }
@@ -294,7 +294,7 @@ final class TreeFileSystem implements KernelCache {
             if (!(node(inode) instanceof SysDir dir)) {
                 return ENOTDIR;
             }
-            List<Map.Entry<String, Node>> entries = new ArrayList<>();
+            List<Map.Entry<String, KernfsNode>> entries = new ArrayList<>();
             entries.add(Map.entry(".", dir));
             Known self = known.get(inode);
             Known parent = self == null ? null : known.get(self.parent());
@@ -302,7 +302,7 @@ final class TreeFileSystem implements KernelCache {
             dir.entries().forEach(entries::add);
             ByteBuffer records = ByteBuffer.allocate((int) Math.min(size, 1 << 20)).order(ByteOrder.nativeOrder());
             for (int i = (int) Math.min(offset, entries.size()); i < entries.size(); i++) {
-                Node node = entries.get(i).getValue();
+                KernfsNode node = entries.get(i).getValue();
                 byte[] name = entries.get(i).getKey().getBytes(StandardCharsets.UTF_8);
                 int length = (DIRENT_NAME + name.length + 7) & ~7;
                 if (length > records.remaining()) {
@@ -348,7 +348,7 @@ final class TreeFileSystem implements KernelCache {
         LowLevelReplies.error(req, errno);
     }
 
-    private int replyAttr(long req, Node node) {
+    private int replyAttr(long req, KernfsNode node) {
         long stat = MEMORY.allocateMemory(STAT_SIZE, true);
         try {
             fill(stat, node);
@@ -372,7 +372,7 @@ final class TreeFileSystem implements KernelCache {
     }
 
     /** The node of a kernel node id: the root, or one the kernel looked up. */
-    private Node node(long inode) throws Errno {
+    private KernfsNode node(long inode) throws Errno {
         if (inode == ROOT_ID) {
             return root;
         }
@@ -397,7 +397,7 @@ final class TreeFileSystem implements KernelCache {
         return stat;
     }
 
-    private static void fill(long address, Node node) {
+    private static void fill(long address, KernfsNode node) {
         FileStat stat = statAt(address);
         stat.st_ino.set(node.inode());
         stat.st_mode.set(node.fileType() | node.permissions());

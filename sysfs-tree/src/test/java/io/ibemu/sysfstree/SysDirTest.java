@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,7 +50,7 @@ class SysDirTest {
     @Test
     void leavesReplaceAndDirectoriesDoNot() {
         root.attribute("x", () -> "1");
-        Node before = root.entry("x");
+        KernfsNode before = root.entry("x");
         root.link("x", "elsewhere");
         assertTrue(before.detached());
         assertThrows(IllegalStateException.class, () -> root.dir("x"));
@@ -60,7 +60,7 @@ class SysDirTest {
     void removingADirectoryDetachesItsSubtree() {
         SysDir device = root.dir("device");
         device.attribute("value", () -> "1");
-        Node value = device.entry("value");
+        KernfsNode value = device.entry("value");
         root.remove("device");
         assertTrue(device.detached());
         assertTrue(value.detached());

@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 /**
  * What the kernel may hold of a mounted tree and must drop when the tree changes: entries
@@ -12,7 +12,7 @@ interface KernelCache {
         }
 
         @Override
-        public void attributesChanged(Node node) {
+        public void attributesChanged(KernfsNode node) {
         }
     };
 
@@ -20,5 +20,5 @@ interface KernelCache {
     void entryChanged(SysDir parent, String name);
 
     /** What stat shows of {@code node} changed (a directory's link count). */
-    void attributesChanged(Node node);
+    void attributesChanged(KernfsNode node);
 }

@@ -1,9 +1,9 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import java.nio.charset.StandardCharsets;
 
 /** A symbolic link; the target is kept as the text given, like sysfs's relative links. */
-final class Link extends Node {
+final class Link extends KernfsNode {
 
     private final byte[] target;
 

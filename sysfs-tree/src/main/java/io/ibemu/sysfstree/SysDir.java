@@ -1,4 +1,4 @@
-package io.ibemu.sysfs;
+package io.ibemu.sysfstree;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -15,10 +15,10 @@ import java.util.function.Supplier;
  * A directory of the tree. Thread-safe: entries may be added and removed from any thread while
  * the tree is mounted, and the mount sees each change at its next lookup.
  */
-public final class SysDir extends Node {
+public final class SysDir extends KernfsNode {
 
     private final TreeContext tree;
-    private final NavigableMap<String, Node> entries = new ConcurrentSkipListMap<>();
+    private final NavigableMap<String, KernfsNode> entries = new ConcurrentSkipListMap<>();
 
     SysDir(TreeContext tree) {
         super(tree.nextInode(), 0755);
@@ -28,7 +28,7 @@ public final class SysDir extends Node {
     /** The child directory {@code name}, created if absent; a file or link of that name is an error. */
     public SysDir dir(String name) {
         checkName(name);
-        Node existing = entries.get(name);
+        KernfsNode existing = entries.get(name);
         if (existing == null) {
             SysDir created = new SysDir(tree);
             existing = entries.putIfAbsent(name, created);
@@ -82,7 +82,7 @@ public final class SysDir extends Node {
 
     /** Removes the entry and its subtree; files still open on it then fail with ENODEV. */
     public void remove(String name) {
-        Node removed = entries.remove(name);
+        KernfsNode removed = entries.remove(name);
         if (removed != null) {
             removed.detach();
             tree.cache().entryChanged(this, name);
@@ -98,7 +98,7 @@ public final class SysDir extends Node {
      */
     public synchronized boolean rename(String from, String to) {
         checkName(to);
-        Node node = entries.get(from);
+        KernfsNode node = entries.get(from);
         if (node == null || entries.putIfAbsent(to, node) != null) {
             return false;
         }
@@ -115,19 +115,19 @@ public final class SysDir extends Node {
         return Collections.unmodifiableSet(new TreeSet<>(entries.keySet()));
     }
 
-    Node entry(String name) {
+    KernfsNode entry(String name) {
         return entries.get(name);
     }
 
     /** A weakly consistent view in name order: readdir's listing. */
-    Iterable<Map.Entry<String, Node>> entries() {
+    Iterable<Map.Entry<String, KernfsNode>> entries() {
         return entries.entrySet();
     }
 
     @Override
     void detach() {
         super.detach();
-        entries.values().forEach(Node::detach);
+        entries.values().forEach(KernfsNode::detach);
     }
 
     @Override
@@ -147,8 +147,8 @@ public final class SysDir extends Node {
         return 2 + subdirs;
     }
 
-    private void put(String name, Node node) {
-        Node replaced = entries.put(name, node);
+    private void put(String name, KernfsNode node) {
+        KernfsNode replaced = entries.put(name, node);
         if (replaced != null) {
             replaced.detach();
         }
