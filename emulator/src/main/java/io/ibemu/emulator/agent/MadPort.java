@@ -7,6 +7,7 @@ import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.MadStatus;
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.RmppHeader;
 import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.kernel.Errno;
@@ -37,6 +38,7 @@ public final class MadPort {
     /** Who receives an unsolicited MAD, keyed as {@link #key}. */
     private final Map<Long, MadAgent> methods = new HashMap<>();
     private final List<MadAgent> agents = new ArrayList<>();
+    private final Rmpp rmpp = new Rmpp(this);
 
     MadPort(MadLayer layer, Port port) {
         this.layer = layer;
@@ -53,7 +55,7 @@ public final class MadPort {
      */
     public MadAgent register(int qpn, MadRegistration reg, int rmppVersion, boolean userRmpp, MadAgentClient client)
             throws Errno {
-        if (rmppVersion != 0 && rmppVersion != Rmpp.VERSION) {
+        if (rmppVersion != 0 && rmppVersion != RmppHeader.VERSION) {
             throw Errno.of(Errno.EINVAL);
         }
         if (reg != null) {
@@ -121,9 +123,9 @@ public final class MadPort {
                 return;
             }
         }
-        if (s.rmppActive && Rmpp.type(mad) == Rmpp.TYPE_DATA) {
+        if (s.rmppActive && RmppHeader.type(mad) == RmppHeader.TYPE_DATA) {
             s.agent.waiting.add(s);
-            sendWindow(s);
+            rmpp.sendWindow(s);
             return;
         }
         if (s.timeoutMs > 0) {
@@ -235,13 +237,8 @@ public final class MadPort {
     /** ib_mad_complete_recv: kernel-RMPP agents see whole messages; the rest as they come. */
     private void toAgent(MadAgent agent, ReceivedMad r) {
         byte[] mad = r.message();
-        if (agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && Rmpp.active(mad)) {
-            switch (Rmpp.type(mad)) {
-                case Rmpp.TYPE_DATA -> receiveSegment(agent, r);
-                case Rmpp.TYPE_ACK -> receiveAck(agent, mad);
-                case Rmpp.TYPE_STOP, Rmpp.TYPE_ABORT -> abortSend(agent, mad);
-                default -> { }
-            }
+        if (agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && RmppHeader.active(mad)) {
+            rmpp.receive(agent, r);
             return;
         }
         deliver(agent, r);
@@ -267,7 +264,7 @@ public final class MadPort {
             agent.waiting.remove(s);
             agent.client().received(agent, response);
             finish(s, SendStatus.SUCCESS);
-        } else if (!agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && Rmpp.active(mad)) {
+        } else if (!agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && RmppHeader.active(mad)) {
             agent.client().received(agent, response);
         }
     }
@@ -283,114 +280,36 @@ public final class MadPort {
         return null;
     }
 
-    // ---- RMPP (mad_rmpp.c) ----
+    // ---- RMPP: the protocol is Rmpp's (mad_rmpp.c); these are what it asks of the port ----
 
-    /** send_next_seg for every segment the window allows, then wait for the ACK. */
-    private void sendWindow(SendRequest s) {
-        int count = RmppSegments.count(s.message);
-        while (s.segmentsSent < s.newWindow && s.segmentsSent < count) {
-            transmit(s, RmppSegments.segment(s.message, ++s.segmentsSent));
-        }
-        if (!s.done && s.lastAck < count) {
-            // 2 seconds for an ACK, as the kernel waits when it knows no packet lifetime.
-            arm(s, s.timeoutMs <= 0 || s.timeoutMs > 2000 ? 2000 : s.timeoutMs);
-        }
+    /** Sends {@code segment} of {@code s} as the port sends any MAD of it. */
+    void transmitSegment(SendRequest s, byte[] segment) {
+        transmit(s, segment);
     }
 
-    /** process_rmpp_ack: move the window, finish when the last segment is acknowledged. */
-    private void receiveAck(MadAgent agent, byte[] ack) {
-        SendRequest s = waitingFor(agent, ack);
-        if (s == null || !s.rmppActive) {
-            return;
-        }
-        int segment = Rmpp.segment(ack);
-        int window = Rmpp.lengthOrWindow(ack);
-        int count = RmppSegments.count(s.message);
-        if (s.lastAck == count && s.timeoutMs > 0) {
-            return;
-        }
-        if (window < segment || segment > count || segment > s.newWindow) {
-            agent.waiting.remove(s);
-            finish(s, SendStatus.REMOTE_ABORT);
-            return;
-        }
-        if (window < s.newWindow || segment < s.lastAck) {
-            return;
-        }
-        if (segment > s.lastAck) {
-            s.lastAck = segment;
-            s.retriesLeft = s.maxRetries;
-        }
-        s.newWindow = window;
-        if (s.lastAck == count) {
-            if (s.timeoutMs <= 0) {
-                agent.waiting.remove(s);
-                finish(s, SendStatus.SUCCESS);
-            } else {
-                arm(s, s.timeoutMs);
-            }
-        } else if (s.segmentsSent < s.newWindow) {
-            sendWindow(s);
-        }
-    }
-
-    /** process_rmpp_stop / process_rmpp_abort. */
-    private void abortSend(MadAgent agent, byte[] mad) {
-        SendRequest s = waitingFor(agent, mad);
-        if (s != null && s.rmppActive) {
-            agent.waiting.remove(s);
-            finish(s, SendStatus.REMOTE_ABORT);
-        }
-    }
-
-    /** process_rmpp_data: start_rmpp and continue_rmpp, in-order segments only. */
-    private void receiveSegment(MadAgent agent, ReceivedMad r) {
-        byte[] mad = r.message();
-        int segment = Rmpp.segment(mad);
-        boolean first = (Rmpp.flags(mad) & Rmpp.FLAG_FIRST) != 0;
-        if (Rmpp.status(mad) != 0 || (segment == 1) != first) {
-            return;
-        }
-        RmppReassembly ra = null;
-        for (RmppReassembly candidate : agent.reassemblies) {
-            if (candidate.matches(mad, r)) {
-                ra = candidate;
-            }
-        }
-        if (segment == 1) {
-            if (ra != null) {
-                ack(ra, mad, r);
-                return;
-            }
-            ra = new RmppReassembly(Mad.transactionId(mad), r.slid(), r.srcQp(), Mad.mgmtClass(mad));
-            agent.reassemblies.removeIf(old -> old.complete);
-            agent.reassemblies.add(ra);
-        } else if (ra == null || segment > ra.newWindow) {
-            return;
-        } else if (segment <= ra.lastAck || ra.complete) {
-            ack(ra, mad, r);
-            return;
-        } else if (segment != ra.received() + 1) {
-            return;
-        }
-        ra.segments.add(mad);
-        if ((Rmpp.flags(mad) & Rmpp.FLAG_LAST) != 0) {
-            ra.complete = true;
-            ack(ra, mad, r);
-            deliver(agent, new ReceivedMad(RmppSegments.join(ra.segments), r.slid(), r.sl(), r.pathBits(),
-                    r.srcQp(), r.pkeyIndex()));
-        } else if (ra.received() == ra.newWindow) {
-            ra.newWindow += RmppReassembly.WINDOW;
-            ack(ra, mad, r);
-        }
-    }
-
-    private void ack(RmppReassembly ra, byte[] data, ReceivedMad from) {
+    /** Sends an RMPP ACK back to where {@code from} came from, on QP1. */
+    void transmitAck(ReceivedMad from, byte[] ack) {
         layer.transmit(port, new Datagram(port, port.lid(), from.slid(), from.sl(), 0, 1, from.srcQp(), QKEY_GSI,
-                pkey(from.pkeyIndex()), ra.ack(data)));
+                pkey(from.pkeyIndex()), ack));
     }
 
-    private void arm(SendRequest s, int delayMs) {
+    /** A whole message, reassembled: to the agent as any received MAD. */
+    void deliverWhole(MadAgent agent, ReceivedMad r) {
+        deliver(agent, r);
+    }
+
+    /** Ends {@code s} (taken off the agent's waiting list first) with {@code status}. */
+    void end(SendRequest s, SendStatus status) {
+        s.agent.waiting.remove(s);
+        finish(s, status);
+    }
+
+    /** The send of {@code agent} that {@code mad} answers, or null. */
+    SendRequest sendAnswered(MadAgent agent, byte[] mad) {
+        return waitingFor(agent, mad);
+    }
+
+    void arm(SendRequest s, int delayMs) {
         if (s.timer != null) {
             s.timer.cancel(false);
         }
@@ -402,12 +321,12 @@ public final class MadPort {
         if (s.done || !s.agent.waiting.contains(s)) {
             return;
         }
-        boolean rmppUnacked = s.rmppActive && s.lastAck < RmppSegments.count(s.message);
+        boolean rmppUnacked = s.rmppActive && s.lastAck < Rmpp.count(s.message);
         if (s.retriesLeft > 0) {
             s.retriesLeft--;
             if (rmppUnacked) {
                 s.segmentsSent = s.lastAck;
-                sendWindow(s);
+                rmpp.sendWindow(s);
             } else {
                 transmit(s, s.message);
                 armUnlessAnswered(s);

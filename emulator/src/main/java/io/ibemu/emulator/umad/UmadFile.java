@@ -15,12 +15,12 @@ import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.agent.MadPort;
 import io.ibemu.emulator.agent.MadRegistration;
 import io.ibemu.emulator.agent.ReceivedMad;
-import io.ibemu.emulator.agent.Rmpp;
 import io.ibemu.emulator.agent.SendRequest;
 import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.RmppHeader;
 import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
@@ -227,7 +227,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
         data.get(buf);
         synchronized (layer.lock()) {
             int hdrSize = headerSize();
-            if (count < hdrSize + Rmpp.HEADER_END) {
+            if (count < hdrSize + RmppHeader.END) {
                 throw Errno.of(Errno.EINVAL);
             }
             UmadHeader header = UmadHeader.decode(buf, usePkeyIndex);
@@ -240,13 +240,13 @@ final class UmadFile implements MessageFile, MadAgentClient {
             }
             byte[] message = sendMessage(agent, buf, hdrSize, count);
             boolean rmppActive = agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(message))
-                    && Rmpp.active(message);
+                    && RmppHeader.active(message);
             if (!Mad.isResponse(message)) {
                 Mad.setTransactionId(message, ((long) agent.hiTid() << 32) | (Mad.transactionId(message) & 0xffffffffL));
             }
             UmadPacket packet = new UmadPacket.Sent(header, message);
             boolean userRmppSegment = !agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(message))
-                    && Rmpp.active(message);
+                    && RmppHeader.active(message);
             synchronized (queueLock) {
                 if (!userRmppSegment && isDuplicate(packet)) {
                     throw Errno.of(Errno.EINVAL);
@@ -276,7 +276,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
         int cls = buf[hdrSize + 1] & 0xff;
         int hdrLen = Mad.dataOffset(cls);
         boolean rmppActive = MgmtClass.isRmpp(cls) && agent.kernelRmpp()
-                && (buf[hdrSize + 26] & Rmpp.FLAG_ACTIVE) != 0;
+                && RmppHeader.active(buf, hdrSize);
         int dataLen = count - hdrSize - hdrLen;
         int segment = Mad.SIZE - hdrLen;
         int pad = dataLen > 0 ? (segment - dataLen % segment) % segment : segment;
@@ -288,9 +288,10 @@ final class UmadFile implements MessageFile, MadAgentClient {
         System.arraycopy(buf, hdrSize, message, 0, count - hdrSize);
         if (MgmtClass.isRmpp(cls) && agent.kernelRmpp()) {
             // the kernel builds the RMPP header itself and copies only the MAD and class headers
-            Arrays.fill(message, Mad.HEADER_SIZE, Rmpp.HEADER_END, (byte) 0);
+            Arrays.fill(message, Mad.HEADER_SIZE, RmppHeader.END, (byte) 0);
             if (rmppActive) {
-                Rmpp.set(message, Rmpp.TYPE_DATA, Rmpp.FLAG_ACTIVE, 0, 0, message.length - Rmpp.HEADER_END);
+                RmppHeader.set(message, RmppHeader.TYPE_DATA, RmppHeader.FLAG_ACTIVE, 0, 0,
+                        message.length - RmppHeader.END);
             }
         }
         return message;
