@@ -7,8 +7,8 @@ import io.ibemu.devfs.device.Poll;
 import io.ibemu.devfs.device.PollWaiter;
 import io.ibemu.devfs.device.ReadRequest;
 import io.ibemu.devfs.device.ReadResult;
-import io.ibemu.emulator.abi.CField;
 import io.ibemu.emulator.hca.AsyncEvent;
+import io.ibemu.kernel.CField;
 import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
