@@ -3,7 +3,7 @@ package io.ibemu.emulator.cli;
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Fatal;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;
@@ -43,11 +43,6 @@ final class DaemonCommand implements Callable<Integer> {
             description = "none: ports as after power-on (Init, no LID); preset: the subnet configured at start "
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
     String sm = "none";
-
-    @Option(names = "--fuse-transport", paramLabel = "direct|libfuse", defaultValue = "direct",
-            description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
-                    + "or libfuse (libfuse2's high-level API, kept to measure against).")
-    String fuseTransport = "direct";
 
     @Option(names = "--umad-transport", paramLabel = "socket|fuse", defaultValue = "socket",
             description = "How supervised programs' umad files are carried: socket (a socket pair per open: poll and "
@@ -114,7 +109,6 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--local" -> command.locals.add(value);
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
-                case "--fuse-transport" -> command.fuseTransport = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
@@ -132,13 +126,6 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() {
         if (!sm.equals("none") && !sm.equals("preset")) {
             System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
-            return 2;
-        }
-        try {
-            // read by every DeviceDirectory made without a transport of its own
-            System.setProperty("ibemu.fuse.transport", DeviceDirectory.Transport.of(fuseTransport).name().toLowerCase());
-        } catch (IllegalArgumentException e) {
-            System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
         if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
