@@ -1,6 +1,7 @@
 package io.ibemu.emulator.fabric;
 
 import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MellanoxAttribute;
 import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.NodeDescription;
 import io.ibemu.emulator.mad.NodeInfo;
@@ -24,6 +25,7 @@ public final class Node {
     private final Port[] ports;
     private final SwitchTables switchTables;
     private final CongestionControl congestionControl;
+    private final long upSinceNanos = System.nanoTime();
 
     Node(Fabric fabric, NodeSpec spec) {
         this.fabric = fabric;
@@ -164,6 +166,9 @@ public final class Node {
         if (mgmtClass == MgmtClass.CONGESTION_CONTROL) {
             return Cca.process(this, inPort, mad);
         }
+        if (mgmtClass == MellanoxAttribute.VENDOR_CLASS) {
+            return MellanoxVendorClass.process(this, inPort, mad);
+        }
         return Optional.empty();
     }
 
@@ -172,6 +177,11 @@ public final class Node {
         Port p = type() == NodeType.SWITCH ? port(0) : port(inPort);
         return new NodeInfo(Mad.BASE_VERSION, 1, type().code(), portCount(), systemImageGuid(), guid(), p.guid(),
                 Port.PARTITION_CAP, deviceId(), revision(), inPort, vendorId() & 0xFFFFFF);
+    }
+
+    /** When the fabric brought the node up (System.nanoTime), for uptimes its agents report. */
+    long upSinceNanos() {
+        return upSinceNanos;
     }
 
     /** What the node's congestion control agent serves. */
