@@ -187,7 +187,8 @@ final class Sma {
     // ---- PortInfo: attribute modifier = port, 0 = the arrival port on a CA (IBA 14.2.5.6) ----
 
     static Port portInfoTarget(Request r) {
-        int n = r.attributeModifier;
+        // bit 31 is SMSupportsExtendedSpeeds, which OpenSM sets on ports with extended speeds (ibsim masks it)
+        int n = r.attributeModifier & 0x7FFFFFFF;
         if (n == 0 && r.node.type() != NodeType.SWITCH) {
             n = r.inPort;
         }

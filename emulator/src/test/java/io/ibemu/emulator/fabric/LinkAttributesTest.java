@@ -129,6 +129,13 @@ class LinkAttributesTest {
     }
 
     @Test
+    void portInfoModifierBit31IsSmSupportsExtendedSpeeds() {
+        byte[] r = get(sw, 0, SmAttribute.PORT_INFO, 0x80000001);
+        assertEquals(0, status(r), "OpenSM sets bit 31 on ports with extended speeds");
+        assertEquals(LinkSpeed.HDR.linkSpeedExtActive(), PortInfo.decode(r, D).linkSpeedExtActive());
+    }
+
+    @Test
     void widthAndSpeedEnabledRetrain() {
         byte[] data = new byte[64];
         sw.port(3).portInfo().encode(data, 0);
