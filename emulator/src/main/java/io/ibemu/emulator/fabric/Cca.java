@@ -171,7 +171,11 @@ final class Cca {
         if (r.attributeModifier() != 0) {
             return MadStatus.INVALID_FIELD;
         }
-        r.cc().setKey(r.port(), CongestionKeyInfo.decode(r.response(), DATA));
+        CongestionKeyInfo want = CongestionKeyInfo.decode(r.response(), DATA);
+        // CC_KeyViolations is cleared by writing 0; any other value leaves it (ibccconfig.c cites the annex)
+        int violations = want.ccKeyViolations() == 0 ? 0 : r.cc().key(r.port()).ccKeyViolations();
+        r.cc().setKey(r.port(), new CongestionKeyInfo(want.ccKey(), want.ccKeyProtectBit(), want.ccKeyLeasePeriod(),
+                violations));
         return MadStatus.SUCCESS;
     }
 
@@ -215,7 +219,21 @@ final class Cca {
         if (r.attributeModifier() != 0) {
             return MadStatus.INVALID_FIELD;
         }
-        r.cc().setSwitchSetting(SwitchCongestionSetting.decode(r.response(), DATA));
+        SwitchCongestionSetting want = SwitchCongestionSetting.decode(r.response(), DATA);
+        SwitchCongestionSetting was = r.cc().switchSetting();
+        // Control_Map says which fields the Set carries: bit 0 Victim_Mask, 1 Credit_Mask,
+        // 2 Threshold and Packet_Size, 3 CS_Threshold and CS_ReturnDelay, 4 Marking_Rate
+        int map = want.controlMap();
+        boolean thresholds = (map & 4) != 0;
+        boolean starvation = (map & 8) != 0;
+        r.cc().setSwitchSetting(new SwitchCongestionSetting(map,
+                (map & 1) != 0 ? want.victimMask() : was.victimMask(),
+                (map & 2) != 0 ? want.creditMask() : was.creditMask(),
+                thresholds ? want.threshold() : was.threshold(),
+                thresholds ? want.packetSize() : was.packetSize(),
+                starvation ? want.csThreshold() : was.csThreshold(),
+                starvation ? want.csReturnDelay() : was.csReturnDelay(),
+                (map & 16) != 0 ? want.markingRate() : was.markingRate()));
         return MadStatus.SUCCESS;
     }
 
@@ -257,7 +275,20 @@ final class Cca {
         if (r.attributeModifier() != 0) {
             return MadStatus.INVALID_FIELD;
         }
-        r.cc().setCaSetting(r.port(), CaCongestionSetting.decode(r.response(), DATA));
+        CaCongestionSetting want = CaCongestionSetting.decode(r.response(), DATA);
+        CaCongestionSetting was = r.cc().caSetting(r.port());
+        // Control_Map says which SLs' entries the Set carries; the others stay
+        int map = want.controlMap();
+        Integer[][] e = new Integer[4][CaCongestionSetting.SLS];
+        for (int sl = 0; sl < CaCongestionSetting.SLS; sl++) {
+            CaCongestionSetting from = (map & (1 << sl)) != 0 ? want : was;
+            e[0][sl] = from.cctiTimer().get(sl);
+            e[1][sl] = from.cctiIncrease().get(sl);
+            e[2][sl] = from.triggerThreshold().get(sl);
+            e[3][sl] = from.cctiMin().get(sl);
+        }
+        r.cc().setCaSetting(r.port(), new CaCongestionSetting(want.portControl(), map, List.of(e[0]), List.of(e[1]),
+                List.of(e[2]), List.of(e[3])));
         return MadStatus.SUCCESS;
     }
 

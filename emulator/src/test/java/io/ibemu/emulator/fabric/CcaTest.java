@@ -95,11 +95,17 @@ class CcaTest {
     void settingsReadBackAsSet() {
         List<Integer> victim = new ArrayList<>(Collections.nCopies(32, 0));
         victim.set(31, 0x0E);
-        SwitchCongestionSetting s = new SwitchCongestionSetting(1, victim, Collections.nCopies(32, 0), 0xF, 8, 0,
+        SwitchCongestionSetting s = new SwitchCongestionSetting(0x1F, victim, Collections.nCopies(32, 0), 0xF, 8, 0,
                 0, 0x200);
         assertEquals(0, Mad.status(set(sw, CcAttribute.SWITCH_CONGESTION_SETTING, 0, 0,
                 SwitchCongestionSetting.CODEC.encode(s))));
         assertEquals(s, SwitchCongestionSetting.decode(get(sw, CcAttribute.SWITCH_CONGESTION_SETTING, 0), D));
+        SwitchCongestionSetting onlyRate = new SwitchCongestionSetting(0x10, Collections.nCopies(32, 0xFF),
+                Collections.nCopies(32, 0), 1, 1, 1, 1, 7);
+        SwitchCongestionSetting after = SwitchCongestionSetting.decode(set(sw, CcAttribute.SWITCH_CONGESTION_SETTING,
+                0, 0, SwitchCongestionSetting.CODEC.encode(onlyRate)), D);
+        assertEquals(new SwitchCongestionSetting(0x10, victim, Collections.nCopies(32, 0), 0xF, 8, 0, 0, 7), after,
+                "Control_Map bit 4 alone: only Marking_Rate changes");
 
         List<Integer> valid = new ArrayList<>(Collections.nCopies(32, 0));
         valid.set(3, 1);
@@ -118,6 +124,11 @@ class CcaTest {
         assertEquals(0, Mad.status(set(cx6, CcAttribute.CA_CONGESTION_SETTING, 0, 0,
                 CaCongestionSetting.CODEC.encode(cs))));
         assertEquals(cs, CaCongestionSetting.decode(get(cx6, CcAttribute.CA_CONGESTION_SETTING, 0), D));
+        List<Integer> nines = Collections.nCopies(16, 9);
+        CaCongestionSetting sl0 = CaCongestionSetting.decode(set(cx6, CcAttribute.CA_CONGESTION_SETTING, 0, 0,
+                CaCongestionSetting.CODEC.encode(new CaCongestionSetting(0, 0x1, nines, nines, nines, nines))), D);
+        assertEquals(9, sl0.cctiTimer().get(0), "SL 0 in the Control_Map: set");
+        assertEquals(10, sl0.cctiTimer().get(5), "SL 5 not in it: kept");
 
         List<Integer> mult = new ArrayList<>(Collections.nCopies(64, 0));
         mult.set(63, 0x3FFF);
