@@ -19,7 +19,7 @@ import java.util.List;
  * values are all zero, as the annex leaves them until a CC manager writes them.
  */
 final class CongestionControl {
-    /** CongestionControlTable blocks of 64 a CA port holds (ControlTableCap; OpenSM's OSM_CCT_ENTRY_MAX is 128). */
+    /** CongestionControlTable blocks of 64 a CA port holds (ControlTableCap): OpenSM's OSM_CCT_ENTRY_MAX, 128. */
     static final int CA_TABLE_BLOCKS = 2;
     private static final List<Integer> ZERO_32 = Collections.nCopies(32, 0);
 

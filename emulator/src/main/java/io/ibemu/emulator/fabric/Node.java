@@ -138,11 +138,12 @@ public final class Node {
      * The node's own agents answering a MAD that arrived on {@code inPort}, as a driver's
      * process_mad does: the SMA takes SubnGet/SubnSet (both SMP classes), the PMA PerfMgmt
      * Get/Set, the CCA Congestion Control and the vendor agent Mellanox's class 0x0A where the
-     * firmware has them (mlx4_ib_process_mad hands both to the firmware). Returns the whole 256-byte response (GetResp, status set, the D bit set for a
-     * directed-route SMP, attribute data filled; hop pointer and paths untouched), or empty when
-     * the MAD is not for them (other classes, responses, traps, SMInfo, ...), for the caller to
-     * deliver to umad clients. A present but zero-length array means the agent consumed the MAD
-     * and answers nothing: an M_Key violation (IBA 14.2.4.1; qib's check_mkey drops it).
+     * firmware has them (mlx4_ib_process_mad hands both to the firmware). Returns the whole
+     * 256-byte response (GetResp, status set, the D bit set for a directed-route SMP, attribute
+     * data filled; hop pointer and paths untouched), or empty when the MAD is not for them
+     * (other classes, responses, traps, SMInfo, ...), for the caller to deliver to umad clients.
+     * A present but zero-length array means the agent consumed the MAD and answers nothing: an
+     * M_Key or CC_Key violation (IBA 14.2.4.1; qib's check_mkey drops it).
      * Called with {@link Fabric#lock()} held.
      */
     public Optional<byte[]> process(int inPort, byte[] mad) {

@@ -798,7 +798,8 @@ public final class Port {
         activeWidth = negotiatedWidth();
         activeSpeed = negotiatedSpeed();
         Fec fec = Fec.of(activeSpeed);
-        fecActive = fec == null ? Fec.NO_FEC : fec.negotiate(fecEnabled[fec.ordinal()], peer.fecEnabled[fec.ordinal()]);
+        fecActive = fec == null ? Fec.NO_FEC
+                : fec.negotiate(fecEnabled[fec.ordinal()], peer.fecEnabled[fec.ordinal()]);
         if (state == PortState.DOWN) {
             state = PortState.INIT;
         }

@@ -2,11 +2,14 @@ package io.ibemu.emulator.mad;
 
 import java.util.List;
 
-/** CongestionLog of a CA (LogType 2; IBA annex A10.4.3.5 with libibmad's word-aligned CurrentTimeStamp): 13 events of 16 bytes after a 12-byte head. */
-public record CaCongestionLog(int logType, int congestionFlags, int thresholdEventCounter, int thresholdCongestionEventMap,
-                              int currentTimeStamp, List<Integer> localQp, List<Integer> sl, List<Integer> serviceType,
-                              List<Integer> remoteQp, List<Integer> localLid, List<Integer> remoteLid,
-                              List<Integer> timestamp) {
+/**
+ * CongestionLog of a CA (LogType 2; IBA annex A10.4.3.5 with libibmad's word-aligned
+ * CurrentTimeStamp): 13 events of 16 bytes after a 12-byte head.
+ */
+public record CaCongestionLog(int logType, int congestionFlags, int thresholdEventCounter,
+                              int thresholdCongestionEventMap, int currentTimeStamp, List<Integer> localQp,
+                              List<Integer> sl, List<Integer> serviceType, List<Integer> remoteQp,
+                              List<Integer> localLid, List<Integer> remoteLid, List<Integer> timestamp) {
     public static final int LOG_TYPE = 2;
     /** Events the log holds: 13 fit once the errata widened an event to 16 bytes (ibccquery.c). */
     public static final int EVENTS = 13;

@@ -2,9 +2,13 @@ package io.ibemu.emulator.mad;
 
 import java.util.List;
 
-/** CACongestionSetting (IBA annex A10.4.3.8, ib_ca_cong_setting_t): port control and map, then an 8-byte entry per SL. */
-public record CaCongestionSetting(int portControl, int controlMap, List<Integer> cctiTimer, List<Integer> cctiIncrease,
-                                  List<Integer> triggerThreshold, List<Integer> cctiMin) {
+/**
+ * CACongestionSetting (IBA annex A10.4.3.8, ib_ca_cong_setting_t): port control and map, then an
+ * 8-byte entry per SL.
+ */
+public record CaCongestionSetting(int portControl, int controlMap, List<Integer> cctiTimer,
+                                  List<Integer> cctiIncrease, List<Integer> triggerThreshold,
+                                  List<Integer> cctiMin) {
     /** One entry per service level. */
     public static final int SLS = 16;
     public static final Layout LAYOUT = Layout.of("CaCongestionSetting", 132,

@@ -1,6 +1,9 @@
 package io.ibemu.emulator.mad;
 
-/** CongestionKeyInfo (IBA annex A10.4.3.4, ib_cong_key_info_t): the CC_Key guarding Sets, as M_Key guards SubnSet. */
+/**
+ * CongestionKeyInfo (IBA annex A10.4.3.4, ib_cong_key_info_t): the CC_Key guarding Sets, as M_Key
+ * guards SubnSet.
+ */
 public record CongestionKeyInfo(long ccKey, boolean ccKeyProtectBit, int ccKeyLeasePeriod, int ccKeyViolations) {
     public static final Layout LAYOUT = Layout.of("CongestionKeyInfo", 16,
             Field.of("ccKey", "CC_Key", 0, 64),

@@ -1,10 +1,13 @@
 package io.ibemu.emulator.mad;
 
-/** Mellanox GeneralInfo (vendor class 0x0A attribute 0x17, vendstat.c is4_general_info_t), from the byte after the 8-byte vendor key: hardware, firmware, extended firmware and software versions. */
-public record MellanoxGeneralInfo(int hwRevision, int deviceId, int uptime, int fwMajor, int fwMinor, int fwSubMinor, int fwBuildId,
-                                  int fwMonth, int fwDay, int fwYear, int fwHour, String psid, int iniFileVersion,
-                                  int extFwMajor, int extFwMinor, int extFwSubMinor, int swMajor, int swMinor,
-                                  int swSubMinor) {
+/**
+ * Mellanox GeneralInfo (vendor class 0x0A attribute 0x17, vendstat.c is4_general_info_t), from the
+ * byte after the 8-byte vendor key: hardware, firmware, extended firmware and software versions.
+ */
+public record MellanoxGeneralInfo(int hwRevision, int deviceId, int uptime, int fwMajor, int fwMinor,
+                                  int fwSubMinor, int fwBuildId, int fwMonth, int fwDay, int fwYear, int fwHour,
+                                  String psid, int iniFileVersion, int extFwMajor, int extFwMinor,
+                                  int extFwSubMinor, int swMajor, int swMinor, int swSubMinor) {
     public static final Layout LAYOUT = Layout.of("MellanoxGeneralInfo", 128,
             Field.of("hwRevision", "HwRevision", 0, 16),
             Field.of("deviceId", "HwDeviceId", 16, 16),

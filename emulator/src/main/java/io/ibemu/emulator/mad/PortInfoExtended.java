@@ -1,9 +1,13 @@
 package io.ibemu.emulator.mad;
 
-/** PortInfoExtended (IBA 14.2.5.21, ib_port_info_ext_t; NDR from libibmad's fields.c): the FEC modes per speed generation. */
-public record PortInfoExtended(int capabilityMask, int fecModeActive, int fdrFecModeSupported, int fdrFecModeEnabled,
-                               int edrFecModeSupported, int edrFecModeEnabled, int hdrFecModeSupported,
-                               int hdrFecModeEnabled, int ndrFecModeSupported, int ndrFecModeEnabled) {
+/**
+ * PortInfoExtended (IBA 14.2.5.21, ib_port_info_ext_t; NDR from libibmad's fields.c): the FEC
+ * modes per speed generation.
+ */
+public record PortInfoExtended(int capabilityMask, int fecModeActive, int fdrFecModeSupported,
+                               int fdrFecModeEnabled, int edrFecModeSupported, int edrFecModeEnabled,
+                               int hdrFecModeSupported, int hdrFecModeEnabled, int ndrFecModeSupported,
+                               int ndrFecModeEnabled) {
     public static final Layout LAYOUT = Layout.of("PortInfoExtended", 64,
             Field.of("capabilityMask", "CapMask", 0, 32),
             Field.of("fecModeActive", "FECModeActive", 32, 16),

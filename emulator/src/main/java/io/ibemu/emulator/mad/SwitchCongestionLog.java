@@ -2,9 +2,13 @@ package io.ibemu.emulator.mad;
 
 import java.util.List;
 
-/** CongestionLog of a switch (LogType 1; IBA annex A10.4.3.5, ib_cong_log_t log_sw): at the CC MAD's log data (byte 32), 15 events of 12 bytes after a 40-byte head. */
-public record SwitchCongestionLog(int logType, int congestionFlags, int logEventsCounter, int currentTimeStamp, List<Integer> portMap,
-                                  List<Integer> slid, List<Integer> dlid, List<Integer> sl, List<Integer> timestamp) {
+/**
+ * CongestionLog of a switch (LogType 1; IBA annex A10.4.3.5, ib_cong_log_t log_sw): at the CC
+ * MAD's log data (byte 32), 15 events of 12 bytes after a 40-byte head.
+ */
+public record SwitchCongestionLog(int logType, int congestionFlags, int logEventsCounter, int currentTimeStamp,
+                                  List<Integer> portMap, List<Integer> slid, List<Integer> dlid, List<Integer> sl,
+                                  List<Integer> timestamp) {
     public static final int LOG_TYPE = 1;
     /** Events the log holds, newest last. */
     public static final int EVENTS = 15;
