@@ -37,6 +37,8 @@ class LinkAttributesTest {
             devid=0x7322
             Hca 1 "qib" # "qib HCA-1"
             [1] "sw"[3] # lid 0 4xQDR
+            Hca 1 "qib10" # "qib on an FDR10 cable"
+            [1] "sw"[4] # lid 0 4xFDR10
             vendid=0x2c9
             devid=0xd2f0
             Switch 8 "sw" # "quantum" enhanced port 0
@@ -82,6 +84,15 @@ class LinkAttributesTest {
         assertEquals(MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE,
                 status(get(qib, 1, SmAttribute.MLNX_EXTENDED_PORT_INFO, 1)), "QLogic firmware has no 0xFF90");
         assertEquals(MadStatus.INVALID_FIELD, status(get(sw, 0, SmAttribute.MLNX_EXTENDED_PORT_INFO, 9)));
+    }
+
+    @Test
+    void fdr10NeedsMellanoxFirmwareAtBothEnds() {
+        assertEquals(LinkSpeed.QDR, fabric.node("qib10").orElseThrow().port(1).activeSpeed(),
+                "an FDR10 cable to a QLogic HCA runs QDR");
+        assertEquals(new MlnxExtPortInfo(0, 1, 1, 0),
+                MlnxExtPortInfo.decode(get(sw, 0, SmAttribute.MLNX_EXTENDED_PORT_INFO, 4), D),
+                "the switch end supports and enables FDR10, the link does not run it");
     }
 
     @Test
