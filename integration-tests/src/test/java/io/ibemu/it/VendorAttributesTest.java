@@ -45,16 +45,15 @@ class VendorAttributesTest {
         return Long.toString(number(portInfo("-D", path).get("Lid")));
     }
 
+    /** smpquery portinfo by LID, or with "-D" first by directed route. */
     static Map<String, String> portInfo(String... address) {
         String[] cmd = new String[address.length + 2];
         cmd[0] = "smpquery";
         cmd[1] = "portinfo";
         System.arraycopy(address, 0, cmd, 2, address.length);
         if (address[0].equals("-D")) {
-            cmd = new String[] {"smpquery", "-D", "portinfo", address[1]};
-            if (address.length > 2) {
-                cmd = new String[] {"smpquery", "-D", "portinfo", address[1], address[2]};
-            }
+            cmd[1] = "-D";
+            cmd[2] = "portinfo";
         }
         return ToolOutput.smpFields(ib.exec(cmd).assertOk().stdout());
     }
@@ -122,7 +121,8 @@ class VendorAttributesTest {
     void discoveryToolsAskNoAttributeInVain() {
         for (String tool : new String[] {"ibnetdiscover", "iblinkinfo", "ibswitches", "ibhosts", "ibnodes"}) {
             Result r = ib.exec(tool).assertOk();
-            assertFalse(r.stderr().contains("0xff90") || r.stderr().contains("bad status"), tool + ": " + r);
+            // libibnetdisc's "mad (... Attr 0xff90:N) bad status 0xc" (a MAD status, not a umad timeout)
+            assertFalse(r.stderr().matches("(?s).*bad status 0x.*"), tool + ": " + r);
         }
     }
 
