@@ -25,6 +25,11 @@ enum Fec {
         return supported;
     }
 
+    /** The speed of the generation. */
+    LinkSpeed speed() {
+        return speed;
+    }
+
     /** The generation of a speed, null below FDR (no FEC there). */
     static Fec of(LinkSpeed s) {
         for (Fec f : values()) {

@@ -653,7 +653,7 @@ public final class Port {
 
     /** The FEC modes this port supports at a generation: those of the generations its cable reaches. */
     int fecSupported(Fec f) {
-        return cable != null && trainedSpeed.ordinal() >= LinkSpeed.valueOf(f.name()).ordinal() ? f.supported() : 0;
+        return cable != null && trainedSpeed.ordinal() >= f.speed().ordinal() ? f.supported() : 0;
     }
 
     /** Whether the port answers PortInfoExtended: it says so in CapabilityMask2 (port 0's, on a switch). */
