@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,6 +80,27 @@ class VendorAttributesTest {
         assertEquals("0x000d", pie.get("NDRFECModeSupported"), "HDR modes enabled (as libibmad labels them): " + pie);
         Result edr = ib.exec("smpquery", "PIE", switchIb, "8");
         assertFalse(edr.ok(), "an EDR switch does not advertise it, and smpquery does not ask: " + edr);
+    }
+
+    @Test
+    void fecModesSettableAndReadBack() {
+        Path smpSet = CPrograms.compile("smp_set");
+        // the ConnectX-7's NDR link (quantum port 3): both ends enable RS-FEC and LL RS-FEC
+        assertEquals("3", smp("PIE", quantum, "3").get("FECModeActive"), "LL RS-FEC on NDR");
+        // NDRFECModeEnabled at byte 20 (ib_types.h): RS-FEC only at the switch end
+        Result set = ib.exec(smpSet.toString(), quantum, "0x33", "3", "20=0x0004").assertOk();
+        assertEquals("status 0x0\n20=0x0004", set.out(), "set and read back: " + set);
+        assertEquals("2", smp("PIE", quantum, "3").get("FECModeActive"), "the link retrained to RS-FEC");
+        assertEquals("2", portInfoExtendedAt("0,1,3"), "at the other end too");
+        // Firecode is no NDR mode: refused, nothing changed
+        Result bad = ib.exec(smpSet.toString(), quantum, "0x33", "3", "20=0x0002");
+        assertEquals(1, bad.exitCode(), bad.toString());
+        assertTrue(bad.out().startsWith("status 0x1c\n20=0x0004"), bad.toString());
+    }
+
+    static String portInfoExtendedAt(String path) {
+        Result r = ib.exec("smpquery", "-D", "PIE", path, "1").assertOk();
+        return ToolOutput.smpFields(r.stdout()).get("FECModeActive");
     }
 
     @Test
