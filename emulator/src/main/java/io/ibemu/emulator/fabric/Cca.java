@@ -86,14 +86,15 @@ final class Cca {
             return Optional.empty();
         }
         int method = Mad.method(request);
-        if (method != Method.GET && method != Method.SET) {
-            if (Method.isResponse(method) || method == Method.TRAP) {
-                return Optional.empty();
-            }
-            return Optional.of(reply(Arrays.copyOf(request, Mad.SIZE), MadStatus.UNSUPPORTED_METHOD));
+        if (Method.isResponse(method) || method == Method.TRAP) {
+            return Optional.empty(); // a CC manager's, through umad
         }
+        // the class version first, then the method (qib_mad.c process_cc)
         if (Mad.classVersion(request) != CcAttribute.CLASS_VERSION) {
             return Optional.of(reply(Arrays.copyOf(request, Mad.SIZE), MadStatus.BAD_VERSION));
+        }
+        if (method != Method.GET && method != Method.SET) {
+            return Optional.of(reply(Arrays.copyOf(request, Mad.SIZE), MadStatus.UNSUPPORTED_METHOD));
         }
         CongestionControl cc = node.congestionControl();
         int port = cc.managementPort(inPort);
