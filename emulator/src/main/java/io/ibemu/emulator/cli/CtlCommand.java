@@ -1,16 +1,24 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.emulator.capture.Frame;
+import io.ibemu.emulator.capture.Pcap;
 import io.ibemu.emulator.control.Console;
 import io.ibemu.emulator.control.ControlClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -48,6 +56,9 @@ final class CtlCommand implements Callable<Integer> {
             System.err.print(USAGE);
             return 2;
         }
+        if (words.get(0).equals(Console.CAPTURE)) {
+            return capture(new ArrayList<>(words));
+        }
         try {
             List<String> request = new ArrayList<>(words);
             if (request.size() == 3 && request.get(0).equals("node") && request.get(1).equals("add")
@@ -67,6 +78,54 @@ final class CtlCommand implements Callable<Integer> {
         } catch (IOException e) {
             System.err.println("ibemu ctl: " + e.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * {@code capture NODE/PORT [-c COUNT] [-y ERF|INFINIBAND] -w FILE}: the daemon's frames
+     * written as pcap to FILE (- : stdout), ERF records unless -y says otherwise.
+     */
+    private int capture(List<String> request) {
+        int w = request.indexOf("-w");
+        if (w < 0 || w + 1 >= request.size()) {
+            System.err.println("ibemu ctl: capture needs -w FILE (or -w - for stdout), e.g. "
+                    + "capture local/1 -c 100 -w local.pcap");
+            return 2;
+        }
+        String file = request.remove(w + 1);
+        request.remove(w);
+        Pcap.Linktype linktype = Pcap.Linktype.ERF;
+        int y = request.indexOf("-y");
+        if (y >= 0) {
+            try {
+                linktype = Pcap.Linktype.parse(y + 1 < request.size() ? request.remove(y + 1) : "");
+            } catch (IllegalArgumentException e) {
+                System.err.println("ibemu ctl: capture -y: " + e.getMessage());
+                return 2;
+            }
+            request.remove(y);
+        }
+        boolean stdout = file.equals("-");
+        try (OutputStream out = stdout ? new FileOutputStream(FileDescriptor.out)
+                : new BufferedOutputStream(Files.newOutputStream(Path.of(file)))) {
+            Pcap pcap = new Pcap(out, linktype);
+            String error = ControlClient.stream(state, request, line -> {
+                if (line.startsWith("frame ")) {
+                    String[] f = line.split(" ", 4);
+                    pcap.write(new Frame(Long.parseLong(f[1]), f[2].equals("out"), HexFormat.of().parseHex(f[3])));
+                } else if (!line.equals("idle")) {
+                    System.err.println(line);
+                }
+            });
+            if (error != null) {
+                System.err.println("ibemu ctl: " + error);
+                return 1;
+            }
+            return 0;
+        } catch (IOException e) {
+            // a reader that closed the pipe (tshark -c N) ends the capture, as for tcpdump
+            System.err.println("ibemu ctl: capture: " + e.getMessage());
+            return stdout ? 0 : 1;
         }
     }
 }

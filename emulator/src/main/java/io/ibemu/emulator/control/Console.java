@@ -1,5 +1,6 @@
 package io.ibemu.emulator.control;
 
+import io.ibemu.emulator.capture.Capture;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
@@ -66,6 +67,12 @@ public final class Console {
                                               host, as a hotplugged card: devices, sysfs, uevents
               hca remove NAME                 take local device NAME away, as ib_unregister_device:
                                               open files fail, verbs contexts get DEVICE_FATAL
+              capture NODE/PORT [-c COUNT]    stream every packet crossing the port's cable (both
+                                              ways, MADs and verbs traffic) until COUNT packets or
+                                              the client leaves; ctl writes them as pcap with
+                                              -w FILE (-w - for stdout: ... | tshark -r -), in
+                                              ERF records as ibdump does (-y INFINIBAND: link
+                                              type 247, which Wireshark 4.0 does not read)
               help                            this list
             """;
 
@@ -141,6 +148,8 @@ public final class Console {
                     a.end();
                     yield events.get();
                 }
+                case "capture" -> throw new ControlException("capture streams packets: ask for it with "
+                        + "'ibemu ctl capture NODE/PORT -w FILE' (a control connection serves it, not a reply)");
                 case "help", "?" -> HELP.lines().toList();
                 default -> {
                     DaemonCommand c = daemonCommands.get(words.get(0).toLowerCase(Locale.ROOT));
@@ -153,6 +162,44 @@ public final class Console {
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());
+        }
+    }
+
+    /** The first word of a request whose reply is a stream of packets ({@link #capture}). */
+    public static final String CAPTURE = "capture";
+
+    /**
+     * Starts {@code capture NODE/PORT [-c COUNT]}: the words after "capture". The caller reads
+     * the frames and closes the capture.
+     */
+    public Capture capture(List<String> words) throws ControlException {
+        Args a = new Args(words);
+        String target = a.word("NODE/PORT, e.g. local/1");
+        int slash = target.lastIndexOf('/');
+        if (slash <= 0 || slash == target.length() - 1) {
+            throw new ControlException("'" + target + "' is not NODE/PORT: write the node's id or 0x GUID, a slash, "
+                    + "and a port number, e.g. local/1");
+        }
+        String ref = target.substring(0, slash);
+        Node n = fabric.node(ref).orElseThrow(() -> new ControlException("no node '" + ref + "' in the fabric: "
+                + "give its id as dump lists it or its node GUID as 0x..."));
+        Port p = portOf(n, target.substring(slash + 1));
+        if (p.number() == 0 && n.type() == NodeType.SWITCH) {
+            throw new ControlException("port 0 of \"" + n.id() + "\" is the switch's management port and has no "
+                    + "cable to capture: give a port 1.." + n.portCount());
+        }
+        long count = 0;
+        while (a.more()) {
+            String opt = a.word("an option");
+            if (!opt.equals("-c")) {
+                throw new ControlException("unknown capture option '" + opt + "': expected -c COUNT");
+            }
+            count = a.number("a packet COUNT", 1, Long.MAX_VALUE);
+        }
+        try {
+            return Capture.start(p, count);
+        } catch (IllegalStateException e) {
+            throw new ControlException(e.getMessage() + ": one capture per port at a time");
         }
     }
 
