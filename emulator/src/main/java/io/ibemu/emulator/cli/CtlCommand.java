@@ -4,6 +4,7 @@ import io.ibemu.emulator.capture.Frame;
 import io.ibemu.emulator.capture.Pcap;
 import io.ibemu.emulator.control.Console;
 import io.ibemu.emulator.control.ControlClient;
+import io.ibemu.emulator.control.ControlServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -106,15 +107,22 @@ final class CtlCommand implements Callable<Integer> {
             request.remove(y);
         }
         boolean stdout = file.equals("-");
-        try (OutputStream out = stdout ? new FileOutputStream(FileDescriptor.out)
-                : new BufferedOutputStream(Files.newOutputStream(Path.of(file)))) {
-            Pcap pcap = new Pcap(out, linktype);
+        Pcap.Linktype type = linktype;
+        // the file is made once the daemon says the port is tapped: a refused capture leaves none
+        OutputStream[] out = new OutputStream[1];
+        Pcap[] pcap = new Pcap[1];
+        try {
             String error = ControlClient.stream(state, request, line -> {
-                if (line.startsWith("frame ")) {
+                if (line.startsWith("frame ") && pcap[0] != null) {
                     String[] f = line.split(" ", 4);
-                    pcap.write(new Frame(Long.parseLong(f[1]), f[2].equals("out"), HexFormat.of().parseHex(f[3])));
+                    pcap[0].write(new Frame(Long.parseLong(f[1]), f[2].equals("out"), HexFormat.of().parseHex(f[3])));
+                } else if (line.startsWith(ControlServer.CAPTURING)) {
+                    out[0] = stdout ? new FileOutputStream(FileDescriptor.out)
+                            : new BufferedOutputStream(Files.newOutputStream(Path.of(file)));
+                    pcap[0] = new Pcap(out[0], type);
+                    System.err.println("ibemu ctl: " + line);
                 } else if (!line.equals("idle")) {
-                    System.err.println(line);
+                    System.err.println("ibemu ctl: " + line);
                 }
             });
             if (error != null) {
@@ -126,6 +134,14 @@ final class CtlCommand implements Callable<Integer> {
             // a reader that closed the pipe (tshark -c N) ends the capture, as for tcpdump
             System.err.println("ibemu ctl: capture: " + e.getMessage());
             return stdout ? 0 : 1;
+        } finally {
+            if (out[0] != null) {
+                try {
+                    out[0].close();
+                } catch (IOException ignored) {
+                    // the reader is gone
+                }
+            }
         }
     }
 }

@@ -52,7 +52,8 @@ public final class Console {
               guid NODE PORT GUID             set a port GUID (a switch's ports share one)
               lid NODE PORT LID [LMC]         set a port's LID and LMC (a switch's: port 0)
               dump [NODE]                     every node (or one): ports with state, physical
-                                              state, LID, width, speed, cable; then the fabric as
+                                              state, LID, width, speed, cable, "captured" while a
+                                              capture listens; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
               objects                         per local HCA, the open uverbs files and the verbs
@@ -422,6 +423,9 @@ public final class Console {
             s.append(' ').append(p.activeWidth().lanes()).append('x').append(p.activeSpeed());
         }
         p.cableEnd().ifPresent(q -> s.append(" -- ").append(end(q)).append(p.isCut() ? " cut" : ""));
+        if (p.tap() != null) {
+            s.append(" captured");
+        }
         if (p.dropRate() > 0) {
             s.append(" drop ").append(percent(p.dropRate()));
             if (p.dropAttribute() >= 0) {

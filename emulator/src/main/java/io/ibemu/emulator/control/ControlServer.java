@@ -47,6 +47,8 @@ public final class ControlServer implements AutoCloseable {
     static final long IDLE_TIMEOUT_MS = 30_000;
     /** A capture with nothing to send says so this often, so a client that left is noticed. */
     static final long CAPTURE_IDLE_MS = 1_000;
+    /** The first line of a capture's reply: from here on every packet is recorded. */
+    public static final String CAPTURING = "capturing ";
     /** After an unexpected error (no threads, no memory) the acceptor waits this long, then goes on. */
     private static final long ACCEPT_RETRY_MS = 100;
 
@@ -211,7 +213,8 @@ public final class ControlServer implements AutoCloseable {
     }
 
     /**
-     * A capture's reply: a line {@code frame NANOS in|out HEX} per packet as it crosses, a line
+     * A capture's reply: {@code capturing PORT} once the port is tapped, a line {@code frame
+     * NANOS in|out HEX} per packet as it crosses, a line
      * {@code idle} after each second without one (a write is how a client that left is noticed),
      * then a summary line and {@code ok}. The capture ends when the client goes away.
      */
@@ -226,6 +229,8 @@ public final class ControlServer implements AutoCloseable {
             return;
         }
         try (capture) {
+            out.write((CAPTURING + capture.port() + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
             long frames = 0;
             while (!capture.finished()) {
                 Frame f = capture.next(CAPTURE_IDLE_MS);
