@@ -60,6 +60,9 @@ final class CtlCommand implements Callable<Integer> {
         if (words.get(0).equals(Console.CAPTURE)) {
             return capture(new ArrayList<>(words));
         }
+        if (words.get(0).equals("draw")) {
+            return draw(new ArrayList<>(words));
+        }
         try {
             List<String> request = new ArrayList<>(words);
             if (request.size() == 3 && request.get(0).equals("node") && request.get(1).equals("add")
@@ -76,6 +79,31 @@ final class CtlCommand implements Callable<Integer> {
                 return 1;
             }
             return 0;
+        } catch (IOException e) {
+            System.err.println("ibemu ctl: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** {@code draw [-o OUT]}: the daemon's DOT, laid out by dot after OUT's extension (none: DOT on stdout). */
+    private int draw(List<String> request) {
+        Path output = null;
+        int o = request.indexOf("-o");
+        if (o >= 0) {
+            if (o + 1 >= request.size()) {
+                System.err.println("ibemu ctl: draw -o needs a file: OUT.svg, .png, .pdf or .dot");
+                return 2;
+            }
+            output = Path.of(request.remove(o + 1));
+            request.remove(o);
+        }
+        try {
+            ControlClient.Reply reply = ControlClient.send(state, request);
+            if (!reply.ok()) {
+                System.err.println("ibemu ctl: " + reply.error());
+                return 1;
+            }
+            return DrawingOutput.write(String.join("\n", reply.lines()) + "\n", output);
         } catch (IOException e) {
             System.err.println("ibemu ctl: " + e.getMessage());
             return 1;

@@ -9,6 +9,8 @@ import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.TopologyWriter;
+import io.ibemu.emulator.view.Drawing;
+import io.ibemu.emulator.view.Picture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -56,6 +58,9 @@ public final class Console {
                                               capture listens; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
+              draw                            the fabric now as Graphviz DOT: tiers, live cable
+                                              states, LIDs, rates, local HCAs marked (ctl draw
+                                              -o FILE.svg lays it out with dot)
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
                                               then "NAME (removed)" for a removed HCA whose files
@@ -141,6 +146,10 @@ public final class Console {
                     a.end();
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
+                case "draw" -> {
+                    a.end();
+                    yield Drawing.dot(Picture.of("ibemu fabric", fabric, locals)).lines().toList();
+                }
                 case "objects" -> {
                     a.end();
                     yield objects();
@@ -158,7 +167,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, hca, settle or help");
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology, draw, objects, events, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
