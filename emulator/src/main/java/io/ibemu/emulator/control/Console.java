@@ -58,6 +58,9 @@ public final class Console {
                                               capture listens; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
+              counters [NODE]                 every cabled port's PMA counters (or NODE's), a
+                                              line a port: NODE, PORT and NAME=VALUE as perfquery
+                                              names them, tab-separated
               draw                            the fabric now as Graphviz DOT: tiers, live cable
                                               states, LIDs, rates, local HCAs marked (ctl draw
                                               -o FILE.svg lays it out with dot)
@@ -146,6 +149,7 @@ public final class Console {
                     a.end();
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
+                case "counters" -> counters(a);
                 case "draw" -> {
                     a.end();
                     yield Drawing.dot(Picture.of("ibemu fabric", fabric, locals)).lines().toList();
@@ -167,7 +171,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, draw, objects, events, capture, hca, settle or help");
+                        + "': expected link, node, drop, counter, counters, guid, lid, dump, topology, draw, objects, events, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -397,6 +401,27 @@ public final class Console {
         a.end();
         p.setLid(lid, lmc);
         return List.of(p + " lid " + lid + " lmc " + lmc);
+    }
+
+    // ---- counters ----
+
+    private List<String> counters(Args a) throws ControlException {
+        List<Node> nodes = a.more() ? List.of(a.node()) : fabric.nodes();
+        a.end();
+        List<String> out = new ArrayList<>();
+        for (Node n : nodes) {
+            for (Port p : n.ports()) {
+                if (p.cableEnd().isEmpty()) {
+                    continue;
+                }
+                StringBuilder b = new StringBuilder(n.id()).append('\t').append(p.number());
+                for (Port.Counter c : Port.Counter.values()) {
+                    b.append('\t').append(c.perfName()).append('=').append(p.counter(c));
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
     }
 
     // ---- dump ----
