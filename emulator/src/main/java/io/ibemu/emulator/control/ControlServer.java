@@ -1,9 +1,9 @@
 package io.ibemu.emulator.control;
 
-import io.ibemu.devfs.Fatal;
+import io.ibemu.devfs.PrivateSocket;
 import io.ibemu.emulator.capture.Capture;
 import io.ibemu.emulator.capture.Frame;
-import io.ibemu.devfs.PrivateSocket;
+import io.ibemu.kernel.Fatal;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
