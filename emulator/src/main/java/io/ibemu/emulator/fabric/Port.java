@@ -175,6 +175,8 @@ public final class Port {
     /** With dropAttribute, only MADs of these management classes; empty: any class. */
     private volatile int[] dropClasses = new int[0];
     private SplittableRandom dropRandom;
+    /** A capture of this port's packets; null (the usual case) costs the wire one check. */
+    private volatile PacketTap tap;
 
     Port(Node node, int number, long guid) {
         this.node = node;
@@ -454,6 +456,30 @@ public final class Port {
             dropAttribute = rate > 0 ? attributeId : -1;
             dropClasses = rate > 0 && attributeId >= 0 ? mgmtClasses.clone() : new int[0];
             dropRate = rate;
+        }
+    }
+
+    /** The capture listening to this port, or null. */
+    public PacketTap tap() {
+        return tap;
+    }
+
+    /** Starts capturing this port; one capture at a time (ibdump's rule for a port). */
+    public void startCapture(PacketTap capture) {
+        synchronized (node.fabric().lock()) {
+            if (tap != null) {
+                throw new IllegalStateException(this + " is already being captured");
+            }
+            tap = capture;
+        }
+    }
+
+    /** Ends {@code capture}, if it is still the port's. */
+    public void stopCapture(PacketTap capture) {
+        synchronized (node.fabric().lock()) {
+            if (tap == capture) {
+                tap = null;
+            }
         }
     }
 
