@@ -1,6 +1,8 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.fabric.LinkPacket;
 import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.PacketTap;
 import io.ibemu.emulator.fabric.PhysPortState;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
@@ -63,7 +65,21 @@ final class Wire {
         }
         out.countTransmit(MAD_PACKET_OCTETS);
         in.countReceive(MAD_PACKET_OCTETS);
+        PacketTap sent = out.tap();
+        PacketTap heard = in.tap();
+        if (sent != null || heard != null) {
+            captured(out, sent, in, heard, d.onTheWire());
+        }
         return arrive(in, d);
+    }
+
+    static void captured(Port out, PacketTap sent, Port in, PacketTap heard, LinkPacket packet) {
+        if (sent != null) {
+            sent.crossed(out, true, packet);
+        }
+        if (heard != null) {
+            heard.crossed(in, false, packet);
+        }
     }
 
     /** The packet reached {@code in}: a switch relays it (the next hop), a CA takes it or drops it. */
