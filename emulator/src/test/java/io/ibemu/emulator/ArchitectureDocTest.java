@@ -40,6 +40,42 @@ class ArchitectureDocTest {
         assertEquals(Set.of(), missing, "docs/architecture.md names methods the sources do not declare");
     }
 
+    /** The package map names every module and every package of the main sources. */
+    @Test
+    void everyModuleAndPackageIsOnTheMap() {
+        Path root = repositoryRoot();
+        String map = read(root.resolve("docs/architecture.md"));
+        Set<String> missing = new TreeSet<>();
+        for (Path module : modules(root)) {
+            String name = module.getFileName().toString();
+            if (!map.contains("`" + name + "/`")) {
+                missing.add(name + "/");
+            }
+        }
+        for (String pkg : packages(root)) {
+            String shortName = pkg.startsWith(EMULATOR) ? pkg.substring(EMULATOR.length()) : pkg;
+            if (!map.contains("`" + pkg + "`") && !map.contains("`" + shortName + "`")) {
+                missing.add(pkg);
+            }
+        }
+        assertEquals(Set.of(), missing, "docs/architecture.md's map leaves out these modules and packages");
+    }
+
+    /** Every package of these modules says what it is, what it imports and what imports it. */
+    @Test
+    void everyPackageHasAPackageInfo() {
+        Path root = repositoryRoot();
+        Set<String> missing = new TreeSet<>();
+        for (String module : List.of("emulator", "sysfs-tree", "udev")) {
+            for (Path dir : packageDirectories(root.resolve(module).resolve("src/main/java"))) {
+                if (!Files.isRegularFile(dir.resolve("package-info.java"))) {
+                    missing.add(module + ": " + root.resolve(module).resolve("src/main/java").relativize(dir));
+                }
+            }
+        }
+        assertEquals(Set.of(), missing, "packages without a package-info.java");
+    }
+
     /** The check itself: a declared method passes, an invented one and an unknown class fail. */
     @Test
     void reportsWhatIsMissing() {
@@ -80,6 +116,42 @@ class ArchitectureDocTest {
             }
         }
         return false;
+    }
+
+    private static final String EMULATOR = "io.ibemu.emulator.";
+
+    /** The modules: directories of the top holding a pom.xml. */
+    private static List<Path> modules(Path root) {
+        try (Stream<Path> dirs = Files.list(root)) {
+            return dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml"))).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every package of every module's main sources, dotted. */
+    private static Set<String> packages(Path root) {
+        Set<String> packages = new TreeSet<>();
+        for (Path module : modules(root)) {
+            Path main = module.resolve("src/main/java");
+            for (Path dir : packageDirectories(main)) {
+                packages.add(main.relativize(dir).toString().replace('/', '.'));
+            }
+        }
+        return packages;
+    }
+
+    /** Directories under {@code main} that hold a .java file. */
+    private static List<Path> packageDirectories(Path main) {
+        if (!Files.isDirectory(main)) {
+            return List.of();
+        }
+        try (Stream<Path> walk = Files.walk(main)) {
+            return walk.filter(p -> p.toString().endsWith(".java") && !p.endsWith("package-info.java"))
+                    .map(Path::getParent).distinct().sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Every main source file of every module, by its simple class name. */
