@@ -5,7 +5,8 @@
  * windows and reassembly, the directed-route checks ({@code Smi}), and the {@code Wire} and {@code
  * SwitchRelay} that carry each MAD cable by cable through the switches to a node's agents ({@code
  * fabric.Node#process}) or to a client. Everything runs under the fabric lock. It imports {@code
- * fabric}, {@code mad}, {@code topology} and devfs's {@code Errno}; its clients ({@code
- * MadAgentClient}) are the umad files ({@code umad}) and the daemon that builds it ({@code cli}).
+ * fabric}, {@code mad}, {@code topology} and {@code io.ibemu.kernel}'s {@code Errno}; its clients
+ * ({@code MadAgentClient}) are the umad files ({@code umad}) and the daemon that builds it ({@code
+ * cli}).
  */
 package io.ibemu.emulator.agent;

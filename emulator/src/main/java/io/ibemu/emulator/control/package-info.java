@@ -4,6 +4,7 @@
  * understands ({@link Console}) and the client the {@code ctl} subcommand uses ({@link
  * ControlClient}). Every command changes the fabric model the way the event would on real
  * hardware, so port states, counters, SMP answers and sysfs show it. Imports {@code fabric},
- * {@code mad}, {@code topology} and devfs's {@code Errno}; only {@code cli} imports it.
+ * {@code mad}, {@code topology}, {@code io.ibemu.kernel}'s {@code Errno} and devfs's {@code
+ * PrivateSocket} (a listening socket only root reaches); only {@code cli} imports it.
  */
 package io.ibemu.emulator.control;

@@ -8,15 +8,15 @@
  * carries packets.
  *
  * <p>No ABI byte layout lives here: the uverbs layer decodes commands and calls {@link
- * io.ibemu.emulator.hca.Hca}. Errors are {@link io.ibemu.devfs.Errno} with the errno the kernel
+ * io.ibemu.emulator.hca.Hca}. Errors are {@link io.ibemu.kernel.Errno} with the errno the kernel
  * returns for the verb; completions carry {@code ibv_wc_status} and {@code ibv_wc_opcode} numbers.
  *
  * <p>Locking: one model lock for every HCA sharing a {@link io.ibemu.emulator.hca.DataLink}
  * ({@link io.ibemu.emulator.hca.DataLink#lock()}); the fabric lock is taken only inside it,
  * briefly, to route and count packets. Nothing waits while holding either.
  *
- * <p>Imports {@code fabric}, {@code mad}, {@code topology}, {@code device} and devfs's {@code
- * Errno} and {@code ProcessVm} (the caller's memory); imported by {@code uverbs}, {@code nldev}
- * and {@code cli}, never by the fabric.
+ * <p>Imports {@code fabric}, {@code mad}, {@code topology}, {@code device} and {@code
+ * io.ibemu.kernel}'s {@code Errno} and {@code ProcessVm} (the caller's memory); imported by {@code
+ * uverbs}, {@code nldev} and {@code cli}, never by the fabric.
  */
 package io.ibemu.emulator.hca;

@@ -4,6 +4,7 @@
  * drains, the send list write() checks for duplicates), the user MAD header and the
  * agent-registration structs. A file is a devfs {@code MessageFile}: served on FUSE, or diverted
  * into the supervisor's socket pair. Imports {@code agent} (the MAD layer it posts to and hears
- * from), {@code fabric}, {@code abi} and devfs's device model; {@code cli} serves it.
+ * from), {@code fabric}, {@code abi}, devfs's device model ({@code io.ibemu.devfs.device}) and
+ * {@code io.ibemu.kernel}; {@code cli} serves it.
  */
 package io.ibemu.emulator.umad;
