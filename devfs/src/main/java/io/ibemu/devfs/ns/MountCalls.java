@@ -90,6 +90,19 @@ final class MountCalls {
         }
     }
 
+    /** mknod of a char device, false when it is not permitted here (EPERM), else as mknod. */
+    static boolean mknodIfPermitted(Path path, int mode, long dev) throws IOException {
+        if (LIBC.mknod(path.toString(), 0020000 | (mode & 07777), dev) == 0) {
+            return true;
+        }
+        if (RUNTIME.getLastError() == EPERM) {
+            return false;
+        }
+        throw failure("mknod " + path);
+    }
+
+    private static final int EPERM = 1;
+
     /** A handle on the directory itself, which keeps reaching what lies under a later mount on it. */
     static int openPath(Path directory) throws IOException {
         int fd = LIBC.open(directory.toString(), O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -77,7 +77,7 @@ public final class MountNamespace {
     }
 
     /** The initial user namespace maps every uid to itself (user_namespaces(7), uid_map). */
-    public static boolean inInitialUserNamespace() throws IOException {
+    private static boolean inInitialUserNamespace() throws IOException {
         return Files.readString(Path.of("/proc/self/uid_map")).trim().matches("0\\s+0\\s+4294967295");
     }
 
@@ -132,16 +132,14 @@ public final class MountNamespace {
         if (!ours.contains(where.getParent())) {
             throw new IOException("refusing to make a device node outside a private directory: " + where);
         }
-        if (!inInitialUserNamespace()) {
-            // no user namespace but the initial one may make a device node (mknod needs CAP_MKNOD
-            // there): an empty file of the node's mode stands at its path; the supervisor opens it
-            // by path and answers fstat of what it installs as the node's, only stat by path differs
-            Files.createFile(where);
-            Files.setPosixFilePermissions(where, java.nio.file.attribute.PosixFilePermissions.fromString(permissions(mode)));
-            return;
-        }
         long dev = ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
-        MountCalls.mknod(where, mode, dev);
+        if (!MountCalls.mknodIfPermitted(where, mode, dev)) {
+            // no device node here: a user namespace (mknod needs CAP_MKNOD in the initial one) or a
+            // container's device cgroup. An empty file of the node's mode stands at its path; the
+            // supervisor opens it by path and answers fstat of what it installs as the node's,
+            // only stat by path differs
+            Files.createFile(where);
+        }
         Files.setPosixFilePermissions(where, java.nio.file.attribute.PosixFilePermissions.fromString(permissions(mode)));
     }
 
