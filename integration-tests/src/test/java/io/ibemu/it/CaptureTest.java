@@ -112,7 +112,7 @@ class CaptureTest {
 
     @Test
     @Order(3)
-    void anRdmaWriteShowsItsRethAndAnRnrNakItsAeth() {
+    void anRdmaWriteShowsItsRethAnRnrNakItsAethAndAReadItsResponses() {
         Path pcap = dir.resolve("rnr.pcap");
         Command.Running capture = startCapture("b/1", pcap);
         Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_capture_traffic.py");
@@ -137,6 +137,22 @@ class CaptureTest {
         assertEquals(rnr.size() + 1, sends, "every RNR NAK made the SEND go again, once more to be taken");
         assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Acknowledge") && x[1].equals("1193047")
                 && x[5].equals("31")), "the SEND acknowledged at last (syndrome ACK, no credits)");
+        // the READ: one request with its RETH, then eight responses (FIRST, 6 MIDDLE, LAST) on its PSNs
+        String[] read = rows.stream().filter(x -> x[0].startsWith("RC RDMA Read Request")).findFirst()
+                .orElseThrow(() -> new AssertionError("no RDMA READ request"));
+        assertEquals("8192", read[4], "READ RETH DMA length");
+        int readPsn = Integer.parseInt(read[1]);
+        assertEquals(0x123458, readPsn, "after the WRITE's and the SEND's PSNs");
+        List<String[]> responses = rows.stream().filter(x -> x[0].startsWith("RC RDMA Read Response")).toList();
+        assertEquals(8, responses.size(), "8 KiB at a 1024-byte path MTU");
+        for (int i = 0; i < 8; i++) {
+            assertEquals(readPsn + i, Integer.parseInt(responses.get(i)[1]), "response " + i + "'s PSN");
+        }
+        assertTrue(responses.get(0)[0].startsWith("RC RDMA Read Response First")
+                && responses.get(7)[0].startsWith("RC RDMA Read Response Last"), responses.get(0)[0]);
+        assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Fetch Add") && x[1].equals(Integer.toString(readPsn + 8))),
+                "the fetch-and-add after the READ's eight PSNs");
+        assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Atomic Acknowledge")), "its atomic ACK");
         assertNothingMalformed(pcap);
     }
 
