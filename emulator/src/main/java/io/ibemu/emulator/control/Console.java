@@ -157,7 +157,10 @@ public final class Console {
                     yield drops();
                 }
                 case "draw" -> {
-                    boolean digest = a.more() && a.word("--digest").equals("--digest");
+                    boolean digest = a.more();
+                    if (digest && !a.word("--digest").equals("--digest")) {
+                        throw new ControlException("draw takes only --digest (ctl draw -o FILE lays it out)");
+                    }
                     a.end();
                     Picture picture = Picture.of("ibemu fabric", fabric, locals);
                     // a fingerprint of what the drawing shows, for a watcher that redraws only on change
