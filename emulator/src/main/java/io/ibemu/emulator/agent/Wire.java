@@ -6,6 +6,9 @@ import io.ibemu.emulator.fabric.PacketTap;
 import io.ibemu.emulator.fabric.PhysPortState;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.NodeType;
 
 /**
@@ -34,7 +37,7 @@ final class Wire {
             travel(relay.route(node, 0, d));
         } else if (node.type() != NodeType.SWITCH && Smi.isLidRouted(d.mad()) && isOwnLid(from, d.dlid())) {
             // a packet for the port's own LID loops back inside the HCA without touching the cable
-            if (carries(from, Mads.isSmp(d.mad()))) {
+            if (carries(from, Mad.isSmp(d.mad()))) {
                 travel(arrive(from, d));
             }
         } else {
@@ -56,7 +59,7 @@ final class Wire {
     /** Puts the packet on the cable at {@code out}; lost when the link cannot carry it. */
     private Hop cross(Port out, Datagram d) {
         Port in = out.peer().orElse(null);
-        boolean smp = Mads.isSmp(d.mad());
+        boolean smp = Mad.isSmp(d.mad());
         if (in == null || !carries(out, smp) || !carries(in, smp) || out.dropsOutgoing(d.mad())) {
             return null;
         }
@@ -85,12 +88,12 @@ final class Wire {
             return relay.arrive(in, d);
         }
         byte[] mad = d.mad();
-        if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(mad) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             // one still LID-routed here must be addressed to this port (a tail to its DrSLID)
             if (!Smi.isLidRouted(mad) || isOwnLid(in, d.dlid())) {
                 acceptDirectedRoute(in, d);
             }
-        } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Mads.PERMISSIVE_LID && Mads.isSmp(mad))) {
+        } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Smp.PERMISSIVE_LID && Mad.isSmp(mad))) {
             deliver(in, d, in.number());
         }
         return null;
@@ -110,7 +113,7 @@ final class Wire {
 
     /** To the MAD services of {@code at}: GSI packets first pass the P_Key check (IBA 10.9.3). */
     void deliver(Port at, Datagram d, int arrivalPort) {
-        if (!Mads.isSmp(d.mad()) && !at.acceptsPKey(d.pkey())) {
+        if (!Mad.isSmp(d.mad()) && !at.acceptsPKey(d.pkey())) {
             at.countPKeyViolation();
             return;
         }
@@ -126,6 +129,6 @@ final class Wire {
     /** The port's LID range under its LMC; a port without a LID owns none. */
     static boolean isOwnLid(Port p, int dlid) {
         int lid = p.lid();
-        return lid != 0 && dlid != Mads.PERMISSIVE_LID && (dlid >>> p.lmc()) == (lid >>> p.lmc());
+        return lid != 0 && dlid != Smp.PERMISSIVE_LID && (dlid >>> p.lmc()) == (lid >>> p.lmc());
     }
 }

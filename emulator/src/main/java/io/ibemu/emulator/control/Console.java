@@ -78,6 +78,10 @@ public final class Console {
                                               host, as a hotplugged card: devices, sysfs, uevents
               hca remove NAME                 take local device NAME away, as ib_unregister_device:
                                               open files fail, verbs contexts get DEVICE_FATAL
+              ports                           the local HCAs' ports, one a line: "NODE"[PORT]
+                                              guid GUID lid LID STATE/PHYSICAL-STATE
+              ports wait active SECONDS       wait until every cabled local port (LinkUp) is
+                                              Active, then list them; refused after SECONDS
               capture NODE/PORT [-c COUNT]    stream every packet crossing the port's cable (both
                                               ways, MADs and verbs traffic) until COUNT packets or
                                               the client leaves; ctl writes them as pcap with
@@ -175,6 +179,7 @@ public final class Console {
                     a.end();
                     yield events.get();
                 }
+                case "ports" -> ports(a);
                 case "capture" -> throw new ControlException("capture streams packets: ask for it with "
                         + "'ibemu ctl capture NODE/PORT -w FILE' (a control connection serves it, not a reply)");
                 case "help", "?" -> HELP.lines().toList();
@@ -184,7 +189,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, capture, hca, settle or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -473,6 +478,59 @@ public final class Console {
             out.addAll(TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList());
         }
         return out;
+    }
+
+    // ---- ports: what a start waits for (the launcher's --sm opensm) ----
+
+    /** How often `ports wait` looks again; the fabric is read, never locked, meanwhile. */
+    private static final long PORTS_POLL_MS = 50;
+
+    private List<String> ports(Args a) throws ControlException {
+        if (!a.more()) {
+            return localPortLines();
+        }
+        List<String> rest = a.rest();
+        if (rest.size() != 3 || !rest.get(0).equals("wait") || !rest.get(1).equals("active")) {
+            throw new ControlException("expected 'ports' or 'ports wait active SECONDS'");
+        }
+        long seconds;
+        try {
+            seconds = Long.parseUnsignedLong(rest.get(2));
+        } catch (NumberFormatException e) {
+            throw new ControlException("SECONDS: a number of seconds, not '" + rest.get(2) + "'");
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        List<Port> waiting = notYetActive();
+        while (!waiting.isEmpty()) {
+            if (System.nanoTime() >= deadline) {
+                throw new ControlException("not Active after " + seconds + " s: "
+                        + String.join(" ", waiting.stream().map(Console::end).toList()));
+            }
+            try {
+                Thread.sleep(PORTS_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ControlException("interrupted while waiting for the ports");
+            }
+            waiting = notYetActive();
+        }
+        return localPortLines();
+    }
+
+    private List<Port> localPorts() {
+        return locals.stream().sorted(java.util.Comparator.comparing(Node::id))
+                .flatMap(n -> n.ports().stream().filter(p -> p.number() > 0)).toList();
+    }
+
+    /** Cabled (LinkUp) but not Active: what an SM has still to configure. */
+    private List<Port> notYetActive() {
+        return localPorts().stream().filter(p -> p.physicalState() == io.ibemu.emulator.fabric.PhysPortState.LINK_UP
+                && p.state() != io.ibemu.emulator.fabric.PortState.ACTIVE).toList();
+    }
+
+    private List<String> localPortLines() {
+        return localPorts().stream().map(p -> String.format("%s guid 0x%016x lid %d %s", end(p), p.guid(), p.lid(), state(p)))
+                .toList();
     }
 
     private static String portLine(Port p) {
