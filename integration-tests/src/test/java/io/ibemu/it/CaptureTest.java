@@ -54,7 +54,7 @@ class CaptureTest {
         Path pcap = dir.resolve("sweep.pcap");
         Command.Running capture = startCapture("a/1", pcap);
         ib.opensm("-o", "-f", ib.stateDir().resolve("opensm.log").toString()).timeout(TIMEOUT).run().assertOk();
-        endCapture(capture);
+        endCapture(capture, "a/1");
         List<String[]> rows = tshark(pcap, "_ws.col.Info", "infiniband.lrh.dlid", "infiniband.smpdirected.hopcount");
         assertFalse(rows.isEmpty(), "no packets captured");
         String[] first = rows.get(0);
@@ -118,7 +118,7 @@ class CaptureTest {
         Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_capture_traffic.py");
         Result r = ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1");
         Tap.assertPassed(r);
-        endCapture(capture);
+        endCapture(capture, "b/1");
         Matcher m = Pattern.compile("# write rkey (0x[0-9a-f]+) va (0x[0-9a-f]+)").matcher(r.stdout());
         assertTrue(m.find(), r.toString());
         List<String[]> rows = tshark(pcap, "_ws.col.Info", "infiniband.bth.psn", "infiniband.reth.r_key",
@@ -184,23 +184,31 @@ class CaptureTest {
 
     /** Waits until dump shows the port as captured: from then on every packet is recorded. */
     private static void awaitTapped(String port) {
+        awaitDump(port, true);
+    }
+
+    /**
+     * Ends a capture by ending its client, as Ctrl-C does (ctl flushed each packet as it came),
+     * and waits until the daemon has noticed and freed the port (at its next idle line).
+     */
+    private static void endCapture(Command.Running c, String port) {
+        c.signal("TERM");
+        c.await();
+        awaitDump(port, false);
+    }
+
+    private static void awaitDump(String port, boolean captured) {
         String node = port.substring(0, port.indexOf('/'));
         String mark = "[" + port.substring(port.indexOf('/') + 1) + "] ";
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             Result dump = Ibemu.ibemu("ctl", "--name", ib.name(), "dump", node).assertOk();
-            if (dump.lines().stream().anyMatch(l -> l.strip().startsWith(mark) && l.contains(" captured"))) {
+            if (dump.lines().stream().anyMatch(l -> l.strip().startsWith(mark) && l.contains(" captured")) == captured) {
                 return;
             }
             pause();
         }
-        throw new AssertionError("the capture of " + port + " never started");
-    }
-
-    private static void endCapture(Command.Running c) {
-        // the capture ends when its client leaves; ctl flushed each packet as it came
-        c.signal("TERM");
-        c.await();
+        throw new AssertionError("the capture of " + port + (captured ? " never started" : " never ended"));
     }
 
     private static List<String[]> tshark(Path pcap, String... fields) {
