@@ -158,6 +158,26 @@ class CaptureTest {
 
     @Test
     @Order(4)
+    void aPacketADropRuleLosesIsSeenLeavingButNeverArrives() {
+        // lost on the cable a -- sw1: a's capture sees the SMPs go, sw1's sees none come
+        Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "a", "1", "100%", "NodeInfo").assertOk();
+        Path sent = dir.resolve("drop-a.pcap");
+        Path heard = dir.resolve("drop-sw1.pcap");
+        Command.Running a = startCapture("a/1", sent);
+        Command.Running sw1 = startCapture("sw1/1", heard);
+        Result r = ib.exec(TIMEOUT, "smpquery", "-D", "nodeinfo", "0,1");
+        assertTrue(r.exitCode() != 0, "the query is lost: " + r);
+        endCapture(a, "a/1");
+        endCapture(sw1, "sw1/1");
+        Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "a", "1", "0").assertOk();
+        long left = count(tshark(sent, "_ws.col.Info"), "SubnGet(NodeInfo)");
+        assertTrue(left >= 1, "the SMP and its retries left a");
+        assertEquals(0, count(tshark(heard, "_ws.col.Info"), "SubnGet(NodeInfo)"), "none reached sw1");
+        assertEquals(0, count(tshark(sent, "_ws.col.Info"), "SubnGetResp(NodeInfo)"), "so none was answered");
+    }
+
+    @Test
+    @Order(5)
     void aBadTargetIsRefusedAndLeavesNoFile() {
         Path pcap = dir.resolve("none.pcap");
         Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "capture", "nosuch/1", "-w", pcap.toString());
