@@ -418,7 +418,7 @@ final class DeviceFileSystem extends FuseStubFS implements PollNotice {
                 data.get(0, in, 0, size);
             }
             RequestCaller caller = RequestCaller.current(Fuse2.context(), this);
-            IoctlResult result = file.device.ioctl(caller, cmd, in);
+            IoctlResult result = file.device.ioctl(caller, cmd, arg == null ? 0 : arg.address(), in);
             byte[] out = result.out() == null ? NOTHING : result.out();
             if ((direction & IOC_READ) != 0 && size > 0) {
                 copyOut(out, size, direction, data);

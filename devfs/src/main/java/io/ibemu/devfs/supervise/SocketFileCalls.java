@@ -392,7 +392,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
+            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

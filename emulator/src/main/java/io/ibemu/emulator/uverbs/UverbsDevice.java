@@ -11,6 +11,8 @@ import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.emulator.uverbs.ioctl.Kernel;
+import io.ibemu.emulator.uverbs.ioctl.Uapi;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -69,6 +71,10 @@ public final class UverbsDevice implements CharDevice {
     }
 
     private final Function<VerbsOwner, HostMemory> memory;
+    /** The ioctl tree the device serves; null for a write()-only kernel. */
+    private volatile Uapi<UverbsFile> uapi = UverbsTree.TREE.as(Kernel.newest());
+    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver id ioctl headers must carry. */
+    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
@@ -86,6 +92,15 @@ public final class UverbsDevice implements CharDevice {
         reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
     }
 
+    /** The ioctl tree, or null when the device serves write() only. */
+    Uapi<UverbsFile> uapi() {
+        return uapi;
+    }
+
+    long driverId() {
+        return DRIVER_ID;
+    }
+
     HostMemory memoryOf(VerbsOwner owner) {
         return memory.apply(owner);
     }
@@ -100,7 +115,7 @@ public final class UverbsDevice implements CharDevice {
             for (UverbsFile f : files) {
                 UverbsFile.Context c = f.context();
                 if (c != null) {
-                    c.asyncEvents().asyncEvent(port, type, null);
+                    c.asyncEvent(port, type, null);
                 }
             }
             return;
@@ -109,7 +124,7 @@ public final class UverbsDevice implements CharDevice {
         if (o != null) {
             UverbsFile.Context c = o.file().context();
             if (c != null) {
-                c.asyncEvents().asyncEvent(o.object().userHandle(), type, o.object());
+                c.asyncEvent(o.object().userHandle(), type, o.object());
             }
         }
     }

@@ -1,0 +1,42 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.devfs.Errno;
+import io.ibemu.emulator.hca.MemoryRegion;
+import io.ibemu.emulator.uverbs.ioctl.Bundle;
+
+import static io.ibemu.emulator.uverbs.DeviceMethods.le;
+import static io.ibemu.emulator.uverbs.ioctl.UapiIds.*;
+
+/**
+ * The ioctl methods of the object types (uverbs_std_types_{cq,qp,srq,mr}.c) beyond the plain
+ * destroys: the destroy responses, counted as the write() path counts them, and QUERY_MR.
+ */
+final class ObjectMethods {
+
+    private ObjectMethods() {
+    }
+
+    /** UVERBS_METHOD_CQ_DESTROY: the CQ is gone already; the events the process read of it. */
+    static void cqDestroyed(UverbsFile f, Bundle b) throws Errno {
+        UObject<?> u = (UObject<?>) b.object(ATTR_DESTROY_HANDLE);
+        byte[] resp = new byte[Abi.DESTROY_CQ_RESP.size()];
+        Abi.DESTROY_CQ_RESP.field("comp_events_reported").put(resp, u.compEventsReported());
+        Abi.DESTROY_CQ_RESP.field("async_events_reported").put(resp, u.asyncEventsReported());
+        b.copyTo(ATTR_DESTROY_RESP, resp);
+    }
+
+    /** UVERBS_METHOD_QP_DESTROY and SRQ_DESTROY: the async events the process read of it. */
+    static void eventsDestroyed(UverbsFile f, Bundle b) throws Errno {
+        UObject<?> u = (UObject<?>) b.object(ATTR_DESTROY_HANDLE);
+        b.copyTo(ATTR_DESTROY_RESP, le(u.asyncEventsReported(), 4));
+    }
+
+    /** UVERBS_METHOD_QUERY_MR: each output asked for; the first three must be (ENOENT otherwise). */
+    static void queryMr(UverbsFile f, Bundle b) throws Errno {
+        MemoryRegion mr = (MemoryRegion) ((UObject<?>) b.object(ATTR_QUERY_MR_HANDLE)).object();
+        b.copyTo(ATTR_QUERY_MR_RESP_LKEY, le(mr.lkey(), 4));
+        b.copyTo(ATTR_QUERY_MR_RESP_RKEY, le(mr.rkey(), 4));
+        b.copyTo(ATTR_QUERY_MR_RESP_LENGTH, le(mr.length(), 8));
+        DeviceMethods.optional(b, ATTR_QUERY_MR_RESP_IOVA, le(mr.iova(), 8));
+    }
+}
