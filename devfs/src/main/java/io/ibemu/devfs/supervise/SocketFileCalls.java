@@ -1,6 +1,7 @@
 package io.ibemu.devfs.supervise;
 
 import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.MessageFile;
 import io.ibemu.devfs.ProcessMemory;
@@ -372,9 +373,12 @@ final class SocketFileCalls {
      */
     void ioctl(Notification n) throws Errno {
         long[] a = n.args();
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        // a device file the range carries as a socket (umad), or a FUSE file of the range
+        // (uverbs), which is served here too so that its ioctl can install descriptors
+        DeviceFile file = found instanceof SocketFile s ? s.file : found instanceof NodeFile f ? f.file : null;
         int cmd = (int) a[1];
-        if (s == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
+        if (file == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
             listener.proceed(n);
             return;
         }
@@ -392,7 +396,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
+            result = file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

@@ -31,7 +31,17 @@ final class ObjectMethods {
         b.copyTo(ATTR_DESTROY_RESP, le(u.asyncEventsReported(), 4));
     }
 
-    /** UVERBS_METHOD_QUERY_MR: each output asked for; the first three must be (ENOENT otherwise). */
+    /** UVERBS_METHOD_ADVISE_MR: in the tree whatever the driver, which has no advise_mr (ODP prefetch). */
+    static void adviseMr(UverbsFile f, Bundle b) throws Errno {
+        throw Errno.of(Errno.EOPNOTSUPP);
+    }
+
+    /** UVERBS_METHOD_REG_DMABUF_MR: no reg_user_mr_dmabuf (no dma-buf importer); the new handle is dropped. */
+    static void regDmabufMr(UverbsFile f, Bundle b) throws Errno {
+        throw Errno.of(Errno.EOPNOTSUPP);
+    }
+
+    /** UVERBS_METHOD_QUERY_MR: the keys, the length and (when asked for) the iova. */
     static void queryMr(UverbsFile f, Bundle b) throws Errno {
         MemoryRegion mr = (MemoryRegion) ((UObject<?>) b.object(ATTR_QUERY_MR_HANDLE)).object();
         b.copyTo(ATTR_QUERY_MR_RESP_LKEY, le(mr.lkey(), 4));

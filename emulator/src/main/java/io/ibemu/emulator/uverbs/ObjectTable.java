@@ -71,7 +71,10 @@ final class ObjectTable {
 
     /** The object of {@code type} at {@code handle}: ENOENT if none, EINVAL if of another type. */
     synchronized <T> UObject<T> get(ObjectType type, long handle) throws Errno {
-        UObject<?> u = handle < 0 || handle > Integer.MAX_VALUE ? null : objects.get((int) handle);
+        if (handle < 0) {
+            throw Errno.of(Errno.EINVAL); // lookup_get_idr_uobject: an ioctl's s64 id below 0
+        }
+        UObject<?> u = handle > Integer.MAX_VALUE ? null : objects.get((int) handle);
         if (u == null || u.object() == null) {
             throw Errno.of(Errno.ENOENT);
         }

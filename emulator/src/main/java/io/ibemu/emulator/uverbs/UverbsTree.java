@@ -12,6 +12,7 @@ import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.constIn;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.fd;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.flagsIn;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.idr;
+import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.in;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.inAtLeast;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.out;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.outAtLeast;
@@ -27,7 +28,7 @@ import static io.ibemu.emulator.uverbs.ioctl.UapiIds.*;
  * The ioctl tree of a uverbs device, declared once as the kernel's uverbs_std_types*.c declare
  * it, with what a software HCA's driver (rdmavt for qib, rxe) lacks left out as uverbs_uapi.c
  * leaves it out (UAPI_DEF_OBJ_NEEDS_FN): no WQ, RWQ_IND_TBL, FLOW, FLOW_ACTION, DM or COUNTERS
- * object, and of MR no DM_MR_REG, ADVISE_MR or REG_DMABUF_MR. The write() commands are the
+ * object, and of MR no DM_MR_REG (ADVISE_MR and REG_DMABUF_MR stay, and answer EOPNOTSUPP). The write() commands are the
  * other half of the same uapi ({@link Commands}); INVOKE_WRITE reaches them from here.
  */
 final class UverbsTree {
@@ -92,11 +93,26 @@ final class UverbsTree {
             object(OBJECT_AH, "AH", destroy(METHOD_DESTROY, "AH_DESTROY", OBJECT_AH)),
             object(OBJECT_MR, "MR",
                     destroy(METHOD_MR_DESTROY, "MR_DESTROY", OBJECT_MR),
+                    method(METHOD_ADVISE_MR, "ADVISE_MR", ObjectMethods::adviseMr,
+                            idr(ATTR_ADVISE_MR_PD_HANDLE, "PD_HANDLE", OBJECT_PD, Access.READ).required(),
+                            constIn(ATTR_ADVISE_MR_ADVICE, "ADVICE").required(),
+                            flagsIn(ATTR_ADVISE_MR_FLAGS, "FLAGS").required(),
+                            inAtLeast(ATTR_ADVISE_MR_SGE_LIST, "SGE_LIST", Abi.SGE.size()).required().allocAndCopy()),
+                    method(METHOD_REG_DMABUF_MR, "REG_DMABUF_MR", ObjectMethods::regDmabufMr,
+                            idr(ATTR_REG_DMABUF_MR_HANDLE, "HANDLE", OBJECT_MR, Access.NEW).required(),
+                            idr(ATTR_REG_DMABUF_MR_PD_HANDLE, "PD_HANDLE", OBJECT_PD, Access.READ).required(),
+                            in(ATTR_REG_DMABUF_MR_OFFSET, "OFFSET", 8).required(),
+                            in(ATTR_REG_DMABUF_MR_LENGTH, "LENGTH", 8).required(),
+                            in(ATTR_REG_DMABUF_MR_IOVA, "IOVA", 8).required(),
+                            in(ATTR_REG_DMABUF_MR_FD, "FD", 4).required(), // a u32 until UVERBS_ATTR_RAW_FD (6.2)
+                            flagsIn(ATTR_REG_DMABUF_MR_ACCESS_FLAGS, "ACCESS_FLAGS"),
+                            out(ATTR_REG_DMABUF_MR_RESP_LKEY, "RESP_LKEY", 4).required(),
+                            out(ATTR_REG_DMABUF_MR_RESP_RKEY, "RESP_RKEY", 4).required()),
                     method(METHOD_QUERY_MR, "QUERY_MR", ObjectMethods::queryMr,
                             idr(ATTR_QUERY_MR_HANDLE, "HANDLE", OBJECT_MR, Access.READ).required(),
-                            out(ATTR_QUERY_MR_RESP_LKEY, "RESP_LKEY", 4),
-                            out(ATTR_QUERY_MR_RESP_RKEY, "RESP_RKEY", 4),
-                            out(ATTR_QUERY_MR_RESP_LENGTH, "RESP_LENGTH", 8),
+                            out(ATTR_QUERY_MR_RESP_LKEY, "RESP_LKEY", 4).required(),
+                            out(ATTR_QUERY_MR_RESP_RKEY, "RESP_RKEY", 4).required(),
+                            out(ATTR_QUERY_MR_RESP_LENGTH, "RESP_LENGTH", 8).required(),
                             out(ATTR_QUERY_MR_RESP_IOVA, "RESP_IOVA", 8))),
             object(OBJECT_MW, "MW", destroy(METHOD_DESTROY, "MW_DESTROY", OBJECT_MW)),
             object(OBJECT_XRCD, "XRCD", destroy(METHOD_DESTROY, "XRCD_DESTROY", OBJECT_XRCD)),

@@ -9,9 +9,12 @@ import java.util.List;
  * zero (UVERBS_ATTR_STRUCT), and for objects the object id and access.
  *
  * @param elements for ENUM_IN, the PTR_IN spec of each element id
+ * @param copied   UA_ALLOC_AND_COPY: a PTR_IN longer than 8 bytes is read while the attributes are
+ *                 checked, so an unreadable one fails there (EFAULT)
  */
 public record AttrSpec(int id, String name, AttrType type, boolean mandatory, int minLen, int maxLen,
-                       boolean zeroTrailing, int objectId, Access access, List<AttrSpec> elements, Kernel since) {
+                       boolean zeroTrailing, int objectId, Access access, List<AttrSpec> elements, Kernel since,
+                       boolean copied) {
 
     /** UVERBS_ATTR_UHW_IN and _OUT: the driver's data, in the driver namespace (UVERBS_ID_DRIVER_NS). */
     public static final int UHW_IN = 0x1000;
@@ -19,7 +22,7 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
     private static final int USHRT_MAX = 0xffff;
 
     private static AttrSpec ptr(int id, String name, AttrType type, int min, int max, boolean zeroTrailing) {
-        return new AttrSpec(id, name, type, false, min, max, zeroTrailing, -1, null, List.of(), Kernel.V4_19);
+        return new AttrSpec(id, name, type, false, min, max, zeroTrailing, -1, null, List.of(), Kernel.V4_19, false);
     }
 
     /** UVERBS_ATTR_PTR_IN with UVERBS_ATTR_SIZE(min, max). */
@@ -66,12 +69,12 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
 
     /** UVERBS_ATTR_IDR: a handle of object {@code objectId}. */
     public static AttrSpec idr(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19);
+        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19, false);
     }
 
     /** UVERBS_ATTR_FD: a descriptor of an FD object (async event file, completion channel). */
     public static AttrSpec fd(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19);
+        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19, false);
     }
 
     /** UVERBS_ATTR_RAW_FD: any descriptor, its number in {@code data} (len 0). */
@@ -82,13 +85,13 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
     /** UVERBS_ATTR_ENUM_IN: {@code attr_data.enum_data.elem_id} picks one of {@code elements}. */
     public static AttrSpec enumIn(int id, String name, AttrSpec... elements) {
         return new AttrSpec(id, name, AttrType.ENUM_IN, false, 0, 0, false, -1, null, List.of(elements),
-                Kernel.V4_19);
+                Kernel.V4_19, false);
     }
 
     /** UVERBS_ATTR_IDRS_ARRAY: between {@code min} and {@code max} handles of one object type. */
     public static AttrSpec idrs(int id, String name, int objectId, Access access, int min, int max) {
         return new AttrSpec(id, name, AttrType.IDRS_ARRAY, false, min, max, false, objectId, access, List.of(),
-                Kernel.V4_19);
+                Kernel.V4_19, false);
     }
 
     /** UVERBS_ATTR_UHW(), its first half: the driver's input of a method with udata. */
@@ -103,11 +106,19 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
 
     /** UA_MANDATORY. */
     public AttrSpec required() {
-        return new AttrSpec(id, name, type, true, minLen, maxLen, zeroTrailing, objectId, access, elements, since);
+        return new AttrSpec(id, name, type, true, minLen, maxLen, zeroTrailing, objectId, access, elements, since,
+                copied);
+    }
+
+    /** UA_ALLOC_AND_COPY. */
+    public AttrSpec allocAndCopy() {
+        return new AttrSpec(id, name, type, mandatory, minLen, maxLen, zeroTrailing, objectId, access, elements,
+                since, true);
     }
 
     /** Present from kernel release {@code k} on. */
     public AttrSpec since(Kernel k) {
-        return new AttrSpec(id, name, type, mandatory, minLen, maxLen, zeroTrailing, objectId, access, elements, k);
+        return new AttrSpec(id, name, type, mandatory, minLen, maxLen, zeroTrailing, objectId, access, elements, k,
+                copied);
     }
 }

@@ -109,8 +109,12 @@ public final class VerbsIoctl {
                     throw Errno.of(Errno.EOPNOTSUPP);
                 }
                 checkPointer(element, u, true, b);
+                copy(element, u, b);
             }
-            case PTR_IN -> checkPointer(spec, u, false, b);
+            case PTR_IN -> {
+                checkPointer(spec, u, false, b);
+                copy(spec, u, b);
+            }
             case PTR_OUT -> checkLength(spec, u, false);
             case IDR, FD -> {
                 if (u.attrData() != 0 || u.len() != 0) {
@@ -153,6 +157,13 @@ public final class VerbsIoctl {
         }
         if (!isEnum && u.attrData() != 0) {
             throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    /** UA_ALLOC_AND_COPY: the bytes are read now (copy_from_user), so an unreadable pointer fails here. */
+    private static void copy(AttrSpec spec, UserAttr u, Bundle b) throws Errno {
+        if (spec.copied() && !u.inline()) {
+            b.read(u.data(), u.len());
         }
     }
 
