@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.hca.MemoryRegion;
 import io.ibemu.emulator.uverbs.ioctl.Bundle;
 

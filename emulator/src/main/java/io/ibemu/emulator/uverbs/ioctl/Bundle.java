@@ -1,8 +1,8 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

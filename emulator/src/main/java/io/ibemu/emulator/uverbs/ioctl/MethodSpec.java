@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 /**
  * The file's objects as the ioctl path reaches them (rdma_core.c): lookups by handle, new

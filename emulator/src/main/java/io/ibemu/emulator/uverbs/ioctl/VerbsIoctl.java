@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.kernel.Errno;
 
 /**
  * RDMA_VERBS_IOCTL on a uverbs file, errno for errno as uverbs_ioctl.c serves it:
