@@ -9,7 +9,6 @@ import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
-import io.ibemu.emulator.uverbs.ioctl.Kernel;
 import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.kernel.Errno;
 
@@ -71,17 +70,27 @@ public final class UverbsDevice implements CharDevice {
 
     private final Function<VerbsOwner, HostMemory> memory;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
-    private volatile Uapi<UverbsFile> uapi = UverbsTree.TREE.as(Kernel.newest());
+    private final Uapi<UverbsFile> uapi;
     /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver id ioctl headers must carry. */
     public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()));
+        this(hca, index, KernelAbi.newest());
+    }
+
+    /** The device of {@code hca} presenting {@code abi}'s verbs ABI. */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi);
     }
 
     /** With {@code memory} giving each registering process's memory as the HCA reaches it. */
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory) {
+        this(hca, index, memory, KernelAbi.newest());
+    }
+
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
+        this.uapi = abi.tree();
         this.hca = hca;
         this.index = index;
         this.memory = memory;

@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.emulator.uverbs.ioctl.Access;
 import io.ibemu.emulator.uverbs.ioctl.AttrSpec;
+import io.ibemu.emulator.uverbs.ioctl.Kernel;
 import io.ibemu.emulator.uverbs.ioctl.MethodSpec;
 import io.ibemu.emulator.uverbs.ioctl.ObjectSpec;
 import io.ibemu.emulator.uverbs.ioctl.Uapi;
@@ -29,7 +30,8 @@ import static io.ibemu.emulator.uverbs.ioctl.UapiIds.*;
  * it, with what a software HCA's driver (rdmavt for qib, rxe) lacks left out as uverbs_uapi.c
  * leaves it out (UAPI_DEF_OBJ_NEEDS_FN): no WQ, RWQ_IND_TBL, FLOW, FLOW_ACTION, DM or COUNTERS
  * object, and of MR no DM_MR_REG (ADVISE_MR and REG_DMABUF_MR stay, and answer EOPNOTSUPP). The write() commands are the
- * other half of the same uapi ({@link Commands}); INVOKE_WRITE reaches them from here.
+ * other half of the same uapi ({@link Commands}); INVOKE_WRITE reaches them from here. Entries
+ * newer than 5.4 say so ({@code since}): a device presenting 5.4 ({@link KernelAbi}) lacks them.
  */
 final class UverbsTree {
 
@@ -54,7 +56,7 @@ final class UverbsTree {
                     method(METHOD_GET_CONTEXT, "GET_CONTEXT", DeviceMethods::getContext,
                             out(ATTR_CONTEXT_NUM_COMP_VECTORS, "NUM_COMP_VECTORS", 4),
                             out(ATTR_CONTEXT_CORE_SUPPORT, "CORE_SUPPORT", 8),
-                            uhwIn(), uhwOut()),
+                            uhwIn(), uhwOut()).since(Kernel.V6_1), // 5.7, with ASYNC_EVENT
                     method(METHOD_INVOKE_WRITE, "INVOKE_WRITE", DeviceMethods::invokeWrite,
                             constIn(ATTR_WRITE_CMD, "WRITE_CMD").required(),
                             inAtLeast(ATTR_CORE_IN, "CORE_IN", 4),
@@ -70,18 +72,19 @@ final class UverbsTree {
                                     DeviceMethods.PORT_RESP_EX.size()).required()),
                     method(METHOD_QUERY_CONTEXT, "QUERY_CONTEXT", DeviceMethods::queryContext,
                             out(ATTR_CONTEXT_NUM_COMP_VECTORS, "NUM_COMP_VECTORS", 4),
-                            out(ATTR_CONTEXT_CORE_SUPPORT, "CORE_SUPPORT", 8)),
+                            out(ATTR_CONTEXT_CORE_SUPPORT, "CORE_SUPPORT", 8)).since(Kernel.V6_1), // 5.7
                     method(METHOD_QUERY_GID_TABLE, "QUERY_GID_TABLE", DeviceMethods::queryGidTable,
                             constIn(ATTR_GID_TABLE_ENTRY_SIZE, "ENTRY_SIZE").required(),
                             flagsIn(ATTR_GID_TABLE_FLAGS, "FLAGS"),
                             outAtLeast(ATTR_GID_TABLE_RESP_ENTRIES, "RESP_ENTRIES", 0).required(),
-                            out(ATTR_GID_TABLE_RESP_NUM_ENTRIES, "RESP_NUM_ENTRIES", 8).required()),
+                            out(ATTR_GID_TABLE_RESP_NUM_ENTRIES, "RESP_NUM_ENTRIES", 8).required())
+                            .since(Kernel.V6_1), // 5.10
                     method(METHOD_QUERY_GID_ENTRY, "QUERY_GID_ENTRY", DeviceMethods::queryGidEntry,
                             constIn(ATTR_GID_ENTRY_PORT, "PORT").required(),
                             constIn(ATTR_GID_ENTRY_GID_INDEX, "GID_INDEX").required(),
                             flagsIn(ATTR_GID_ENTRY_FLAGS, "FLAGS").required(),
                             outStruct(ATTR_GID_ENTRY_RESP_ENTRY, "RESP_ENTRY", DeviceMethods.GID_ENTRY.size(),
-                                    DeviceMethods.GID_ENTRY.size()).required())),
+                                    DeviceMethods.GID_ENTRY.size()).required()).since(Kernel.V6_1)), // 5.10
             object(OBJECT_PD, "PD", destroy(METHOD_DESTROY, "PD_DESTROY", OBJECT_PD)),
             object(OBJECT_COMP_CHANNEL, "COMP_CHANNEL"),
             object(OBJECT_CQ, "CQ", destroy("CQ_DESTROY", OBJECT_CQ, Abi.DESTROY_CQ_RESP.size(),
@@ -107,7 +110,7 @@ final class UverbsTree {
                             in(ATTR_REG_DMABUF_MR_FD, "FD", 4).required(), // a u32 until UVERBS_ATTR_RAW_FD (6.2)
                             flagsIn(ATTR_REG_DMABUF_MR_ACCESS_FLAGS, "ACCESS_FLAGS"),
                             out(ATTR_REG_DMABUF_MR_RESP_LKEY, "RESP_LKEY", 4).required(),
-                            out(ATTR_REG_DMABUF_MR_RESP_RKEY, "RESP_RKEY", 4).required()),
+                            out(ATTR_REG_DMABUF_MR_RESP_RKEY, "RESP_RKEY", 4).required()).since(Kernel.V6_1), // 5.12
                     method(METHOD_QUERY_MR, "QUERY_MR", ObjectMethods::queryMr,
                             idr(ATTR_QUERY_MR_HANDLE, "HANDLE", OBJECT_MR, Access.READ).required(),
                             out(ATTR_QUERY_MR_RESP_LKEY, "RESP_LKEY", 4).required(),
@@ -119,5 +122,5 @@ final class UverbsTree {
             object(OBJECT_ASYNC_EVENT, "ASYNC_EVENT",
                     method(METHOD_ASYNC_EVENT_ALLOC, "ASYNC_EVENT_ALLOC", DeviceMethods::allocAsyncEvents,
                             fd(ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, "FD_HANDLE", OBJECT_ASYNC_EVENT, Access.NEW)
-                                    .required()))));
+                                    .required())).since(Kernel.V6_1))); // 5.7
 }

@@ -22,7 +22,7 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
     private static final int USHRT_MAX = 0xffff;
 
     private static AttrSpec ptr(int id, String name, AttrType type, int min, int max, boolean zeroTrailing) {
-        return new AttrSpec(id, name, type, false, min, max, zeroTrailing, -1, null, List.of(), Kernel.V4_19, false);
+        return new AttrSpec(id, name, type, false, min, max, zeroTrailing, -1, null, List.of(), Kernel.oldest(), false);
     }
 
     /** UVERBS_ATTR_PTR_IN with UVERBS_ATTR_SIZE(min, max). */
@@ -69,12 +69,12 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
 
     /** UVERBS_ATTR_IDR: a handle of object {@code objectId}. */
     public static AttrSpec idr(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19, false);
+        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(), false);
     }
 
     /** UVERBS_ATTR_FD: a descriptor of an FD object (async event file, completion channel). */
     public static AttrSpec fd(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.V4_19, false);
+        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(), false);
     }
 
     /** UVERBS_ATTR_RAW_FD: any descriptor, its number in {@code data} (len 0). */
@@ -85,13 +85,13 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
     /** UVERBS_ATTR_ENUM_IN: {@code attr_data.enum_data.elem_id} picks one of {@code elements}. */
     public static AttrSpec enumIn(int id, String name, AttrSpec... elements) {
         return new AttrSpec(id, name, AttrType.ENUM_IN, false, 0, 0, false, -1, null, List.of(elements),
-                Kernel.V4_19, false);
+                Kernel.oldest(), false);
     }
 
     /** UVERBS_ATTR_IDRS_ARRAY: between {@code min} and {@code max} handles of one object type. */
     public static AttrSpec idrs(int id, String name, int objectId, Access access, int min, int max) {
         return new AttrSpec(id, name, AttrType.IDRS_ARRAY, false, min, max, false, objectId, access, List.of(),
-                Kernel.V4_19, false);
+                Kernel.oldest(), false);
     }
 
     /** UVERBS_ATTR_UHW(), its first half: the driver's input of a method with udata. */

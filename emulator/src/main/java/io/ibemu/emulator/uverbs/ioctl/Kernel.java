@@ -1,16 +1,19 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
 /**
- * The kernel releases whose uverbs trees differ in a way libibverbs or a user notices; each entry
- * of the tree says since which one it exists ({@link AttrSpec#since}, {@link MethodSpec#since}).
- * Ordered oldest first.
+ * The kernel releases whose ioctl trees a device can present: each entry of the tree says since
+ * which of them it exists ({@link AttrSpec#since}, {@link MethodSpec#since},
+ * {@link ObjectSpec#since}). Ordered oldest first; an entry that came in a release between two
+ * of these is marked with the later one, and its comment names the release.
  */
 public enum Kernel {
-    /** The oldest release with the ioctl path libibverbs uses for anything. */
-    V4_19("4.19"),
+    /**
+     * 5.4 (Ubuntu 20.04's): INVOKE_WRITE, so libibverbs tunnels every command through ioctl,
+     * but GET_CONTEXT and the async event file are write commands (ASYNC_EVENT is 5.7's) and
+     * the GID table comes from sysfs (the GID queries are 5.10's).
+     */
     V5_4("5.4"),
-    V5_10("5.10"),
-    /** 6.1: Debian bookworm's kernel, the one KernelConformanceTest runs. */
+    /** 6.1: Debian bookworm's kernel, the one KernelConformanceTest runs in the VM. */
     V6_1("6.1");
 
     private final String release;
@@ -30,5 +33,9 @@ public enum Kernel {
     /** The newest release ibemu presents. */
     public static Kernel newest() {
         return values()[values().length - 1];
+    }
+
+    public static Kernel oldest() {
+        return values()[0];
     }
 }

@@ -32,7 +32,7 @@ public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, H
                 throw new IllegalArgumentException(name + ": attribute " + a.id() + " declared twice");
             }
         }
-        return new MethodSpec<>(id, name, Collections.unmodifiableMap(byId), handler, Kernel.V4_19);
+        return new MethodSpec<>(id, name, Collections.unmodifiableMap(byId), handler, Kernel.oldest());
     }
 
     public MethodSpec<T> since(Kernel k) {

@@ -18,7 +18,7 @@ public record ObjectSpec<T>(int id, String name, Map<Integer, MethodSpec<T>> met
                 throw new IllegalArgumentException(name + ": method " + m.id() + " declared twice");
             }
         }
-        return new ObjectSpec<>(id, name, Collections.unmodifiableMap(byId), Kernel.V4_19);
+        return new ObjectSpec<>(id, name, Collections.unmodifiableMap(byId), Kernel.oldest());
     }
 
     public ObjectSpec<T> since(Kernel k) {
