@@ -107,6 +107,33 @@ static int find_driver_id(int fd)
 	return 0;
 }
 
+/* CQ_CREATE: the handle written back into *handle; channel -1 for none, flags ~0 for no FLAGS. */
+static int create_cq(int fd, uint32_t cqe, uint32_t vector, int channel, uint64_t flags, uint32_t *handle,
+		     uint32_t *resp_cqe, int *flagged)
+{
+	struct call c;
+	struct ib_uverbs_attr *h, *r;
+	uint64_t user_handle = 0x1234;
+	static uint8_t uhw[64];
+	call_init(&c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE);
+	h = attr(&c, UVERBS_ATTR_CREATE_CQ_HANDLE, 0, 0xdead);
+	attr(&c, UVERBS_ATTR_CREATE_CQ_CQE, 4, cqe);
+	attr(&c, UVERBS_ATTR_CREATE_CQ_USER_HANDLE, 8, user_handle);
+	attr(&c, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 4, vector);
+	if (channel != -1)
+		attr(&c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, 0, (uint64_t)(int64_t)channel);
+	if (flags != ~0ull)
+		attr(&c, UVERBS_ATTR_CREATE_CQ_FLAGS, 4, flags);
+	r = attr_ptr(&c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, resp_cqe, 4);
+	/* room for the driver's answer: rxe's mmap info (struct rxe_create_cq_resp), which it requires */
+	attr_ptr(&c, UVERBS_ATTR_UHW_OUT, uhw, sizeof(uhw));
+	int ret = run(fd, &c);
+	*handle = (uint32_t)h->data;
+	if (flagged)
+		*flagged = valid_output(r);
+	return ret;
+}
+
 /* ------------------------------------------------------------ the header (ib_uverbs_ioctl) */
 static void check_header(int fd)
 {
@@ -286,6 +313,10 @@ static void check_without_context(int fd)
 	t_errno(run(fd, &c), errno, EINVAL, "ASYNC_EVENT/ALLOC before GET_CONTEXT: EINVAL");
 	t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, buf, 8, buf, 4), errno, EINVAL,
 		"INVOKE_WRITE ALLOC_PD before GET_CONTEXT: EINVAL");
+	{
+		uint32_t h, cqe;
+		t_errno(create_cq(fd, 4, 0, -1, ~0ull, &h, &cqe, NULL), errno, EINVAL, "CQ_CREATE before GET_CONTEXT: EINVAL");
+	}
 
 	/* INFO_HANDLES needs no context */
 	call_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
@@ -629,6 +660,35 @@ static void check_objects(int fd)
 	t_ok(valid_output(out) && cqr.comp_events_reported == 0 && cqr.async_events_reported == 0,
 	     "  ... RESP flagged, no events reported");
 	t_errno(run(fd, &c), errno, ENOENT, "CQ_DESTROY again: ENOENT");
+
+	{
+		uint32_t h = 0, h2, rcqe = 0;
+		int flagged = 0;
+		long ch;
+		struct ib_uverbs_destroy_cq_resp dr;
+		t_success(create_cq(fd, 16, 0, -1, ~0ull, &h, &rcqe, &flagged), errno, "CQ_CREATE: succeeds");
+		t_ok(h != 0xdead && rcqe >= 16 && flagged, "  ... its handle written back, RESP_CQE >= 16 and flagged");
+		t_errno(create_cq(fd, 16, 1000, -1, ~0ull, &h2, &rcqe, NULL), errno, EINVAL, "CQ_CREATE with comp vector 1000: EINVAL");
+		t_errno(create_cq(fd, 16, 0, -1, 4, &h2, &rcqe, NULL), errno, EINVAL, "CQ_CREATE with unknown flag 4: EINVAL");
+		t_errno(create_cq(fd, 16, 0, -1, 1, &h2, &rcqe, NULL), errno, EOPNOTSUPP,
+			"CQ_CREATE with TIMESTAMP_COMPLETION: EOPNOTSUPP (the driver's)");
+		t_errno(create_cq(fd, 0x7fffffff, 0, -1, ~0ull, &h2, &rcqe, NULL), errno, EINVAL, "CQ_CREATE of 2^31-1 entries: EINVAL");
+		t_errno(create_cq(fd, 16, 0, 0, ~0ull, &h2, &rcqe, NULL), errno, EBADF,
+			"CQ_CREATE with stdin as its completion channel: EBADF");
+		ch = uv_create_comp_channel(fd);
+		if (ch < 0)
+			t_bail("CREATE_COMP_CHANNEL: %s", strerror(errno));
+		t_success(create_cq(fd, 16, 0, (int)ch, 0, &h2, &rcqe, NULL), errno, "CQ_CREATE with a completion channel: succeeds");
+		call_init(&c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
+		attr(&c, UVERBS_ATTR_DESTROY_CQ_HANDLE, 0, h2);
+		attr_ptr(&c, UVERBS_ATTR_DESTROY_CQ_RESP, &dr, sizeof(dr));
+		t_success(run(fd, &c), errno, "  ... and CQ_DESTROY of it");
+		call_init(&c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
+		attr(&c, UVERBS_ATTR_DESTROY_CQ_HANDLE, 0, h);
+		attr_ptr(&c, UVERBS_ATTR_DESTROY_CQ_RESP, &dr, sizeof(dr));
+		t_success(run(fd, &c), errno, "CQ_DESTROY of the first CQ_CREATE's");
+		close((int)ch);
+	}
 
 	mr = uv_reg_mr(fd, pd_resp.pd_handle, region, sizeof(region), (uintptr_t)region, ACC_LOCAL_WRITE, NULL, NULL);
 	if (mr < 0)

@@ -20,13 +20,30 @@ final class FileObjects implements UObjects {
     public Object lookup(int objectId, Access access, long id) throws Errno {
         ObjectType type = ObjectType.ofUapi(objectId);
         if (type == null) {
-            throw Errno.of(Errno.EINVAL); // no idr kind: rdma_lookup_get_uobject of a type the device lacks
+            return descriptor(objectId, id);
         }
         UObject<?> u = file.objects.get(type, id);
         if (access != Access.DESTROY && file.device.isGone()) {
             throw Errno.of(Errno.EIO); // disassociated: only destroys still find their objects
         }
         return u;
+    }
+
+    /**
+     * lookup_get_fd_uobject: a descriptor of this context's completion channels or async event
+     * files, by the number the caller got; EBADF for any other.
+     */
+    private EventFile descriptor(int objectId, long fd) throws Errno {
+        java.util.Map<Integer, EventFile> files = switch (objectId) {
+            case io.ibemu.emulator.uverbs.ioctl.UapiIds.OBJECT_COMP_CHANNEL -> file.channels;
+            case io.ibemu.emulator.uverbs.ioctl.UapiIds.OBJECT_ASYNC_EVENT -> file.asyncFiles;
+            default -> throw Errno.of(Errno.EINVAL);
+        };
+        EventFile f = fd < 0 || fd > Integer.MAX_VALUE ? null : files.get((int) fd);
+        if (f == null || f.isReleased()) {
+            throw Errno.of(Errno.EBADF);
+        }
+        return f;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
 import io.ibemu.kernel.Errno;
+import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.MemoryRegion;
 import io.ibemu.emulator.uverbs.ioctl.Bundle;
 
@@ -14,6 +15,31 @@ import static io.ibemu.emulator.uverbs.ioctl.UapiIds.*;
 final class ObjectMethods {
 
     private ObjectMethods() {
+    }
+
+    /** IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION | IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN. */
+    private static final long CQ_FLAGS = 3;
+
+    /**
+     * UVERBS_METHOD_CQ_CREATE: the inputs, the flags (known bits, then refused by the driver as
+     * rdmavt does), the vector, then the CQ under the handle reserved for it.
+     */
+    static void createCq(UverbsFile f, Bundle b) throws Errno {
+        int vector = (int) b.value(ATTR_CREATE_CQ_COMP_VECTOR);
+        int cqe = (int) b.value(ATTR_CREATE_CQ_CQE);
+        long userHandle = b.value(ATTR_CREATE_CQ_USER_HANDLE);
+        int flags = b.flags32(ATTR_CREATE_CQ_FLAGS, CQ_FLAGS);
+        EventFile channel = b.has(ATTR_CREATE_CQ_COMP_CHANNEL) ? (EventFile) b.object(ATTR_CREATE_CQ_COMP_CHANNEL) : null;
+        if (Integer.toUnsignedLong(vector) >= f.device.hca().numCompVectors()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (flags != 0) {
+            throw Errno.of(Errno.EOPNOTSUPP); // rvt_create_cq: no timestamps, no overrun ignoring
+        }
+        CqCommands.Pending<CompletionQueue> cq = CqCommands.newCq(f, b.caller(), cqe, vector, channel);
+        FileObjects.Reserved handle = (FileObjects.Reserved) b.created(ATTR_CREATE_CQ_HANDLE);
+        cq.own(handle.fill(cq.object(), userHandle));
+        b.copyTo(ATTR_CREATE_CQ_RESP_CQE, le(cq.object().cqe(), 4));
     }
 
     /** UVERBS_METHOD_CQ_DESTROY: the CQ is gone already; the events the process read of it. */

@@ -87,8 +87,19 @@ final class UverbsTree {
                                     DeviceMethods.GID_ENTRY.size()).required()).since(Kernel.V6_1)), // 5.10
             object(OBJECT_PD, "PD", destroy(METHOD_DESTROY, "PD_DESTROY", OBJECT_PD)),
             object(OBJECT_COMP_CHANNEL, "COMP_CHANNEL"),
-            object(OBJECT_CQ, "CQ", destroy("CQ_DESTROY", OBJECT_CQ, Abi.DESTROY_CQ_RESP.size(),
-                    ObjectMethods::cqDestroyed)),
+            object(OBJECT_CQ, "CQ",
+                    method(METHOD_CREATE, "CQ_CREATE", ObjectMethods::createCq,
+                            idr(ATTR_CREATE_CQ_HANDLE, "HANDLE", OBJECT_CQ, Access.NEW).required(),
+                            in(ATTR_CREATE_CQ_CQE, "CQE", 4).required(),
+                            in(ATTR_CREATE_CQ_USER_HANDLE, "USER_HANDLE", 8).required(),
+                            fd(ATTR_CREATE_CQ_COMP_CHANNEL, "COMP_CHANNEL", OBJECT_COMP_CHANNEL, Access.READ),
+                            in(ATTR_CREATE_CQ_COMP_VECTOR, "COMP_VECTOR", 4).required(),
+                            flagsIn(ATTR_CREATE_CQ_FLAGS, "FLAGS"),
+                            out(ATTR_CREATE_CQ_RESP_CQE, "RESP_CQE", 4).required(),
+                            fd(ATTR_CREATE_CQ_EVENT_FD, "EVENT_FD", OBJECT_ASYNC_EVENT, Access.READ)
+                                    .since(Kernel.V6_1), // 5.7
+                            uhwIn(), uhwOut()),
+                    destroy("CQ_DESTROY", OBJECT_CQ, Abi.DESTROY_CQ_RESP.size(), ObjectMethods::cqDestroyed)),
             object(OBJECT_QP, "QP", destroy("QP_DESTROY", OBJECT_QP, Abi.DESTROY_QP_RESP.size(),
                     ObjectMethods::eventsDestroyed)),
             object(OBJECT_SRQ, "SRQ", destroy("SRQ_DESTROY", OBJECT_SRQ, Abi.DESTROY_SRQ_RESP.size(),

@@ -117,6 +117,12 @@ public final class Bundle {
         return read(u.data(), u.len());
     }
 
+    /** uverbs_copy_from of a PTR_IN of up to 8 bytes (inline): its value, unsigned. */
+    public long value(int id) throws Errno {
+        UserAttr u = get(id).user();
+        return u.len() >= 8 ? u.data() : u.data() & ((1L << (8 * u.len())) - 1);
+    }
+
     /** The object an IDR or FD attribute named (READ, WRITE or DESTROY access). */
     public Object object(int id) throws Errno {
         return get(id).object();

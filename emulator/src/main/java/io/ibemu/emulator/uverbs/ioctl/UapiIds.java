@@ -74,6 +74,16 @@ public final class UapiIds {
     public static final int METHOD_OBJECT_DESTROY = 1;
     public static final int ATTR_DESTROY_RESP = 1;
 
+    // CQ_CREATE
+    public static final int ATTR_CREATE_CQ_HANDLE = 0;
+    public static final int ATTR_CREATE_CQ_CQE = 1;
+    public static final int ATTR_CREATE_CQ_USER_HANDLE = 2;
+    public static final int ATTR_CREATE_CQ_COMP_CHANNEL = 3;
+    public static final int ATTR_CREATE_CQ_COMP_VECTOR = 4;
+    public static final int ATTR_CREATE_CQ_FLAGS = 5;
+    public static final int ATTR_CREATE_CQ_RESP_CQE = 6;
+    public static final int ATTR_CREATE_CQ_EVENT_FD = 7;
+
     // MR: enum uverbs_methods_mr
     public static final int METHOD_DM_MR_REG = 0;
     public static final int METHOD_MR_DESTROY = 1;
