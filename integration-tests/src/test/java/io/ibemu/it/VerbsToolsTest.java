@@ -130,6 +130,16 @@ class VerbsToolsTest {
         Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1"));
     }
 
+    /**
+     * The GID queries of rdma-core's tests/test_device.py (query_gid_table, query_gid_ex and their
+     * bad flows) with Debian's pyverbs: by ioctl, or from sysfs where the profile has no GID methods.
+     */
+    @Test
+    void pyverbsGidQueriesAsRdmaCoresTestDevice() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_gid.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0"));
+    }
+
     /** REG_MR against RLIMIT_MEMLOCK for a user without CAP_IPC_LOCK (ib_umem_get's accounting). */
     @Test
     void registeredMemoryIsChargedToAnUnprivilegedUsersMemlockLimit() {
