@@ -382,7 +382,9 @@ final class SocketFileCalls {
             listener.proceed(n);
             return;
         }
-        supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        if (found instanceof SocketFile) {
+            supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        }
         int dir = cmd >>> 30;
         int size = (cmd >>> 16) & 0x3fff;
         byte[] in = new byte[0];

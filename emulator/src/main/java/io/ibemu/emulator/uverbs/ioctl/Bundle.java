@@ -25,6 +25,12 @@ public final class Bundle {
     private final Caller caller;
     private final long userAttrs;
     final Map<Integer, Present> present = new HashMap<>();
+    /**
+     * The caller's attribute array as read, with the flags and ids the method writes back: those
+     * put_user()s go out together at the end ({@link #flush}), one write instead of one each.
+     */
+    private byte[] array = new byte[0];
+    private boolean dirty;
 
     Bundle(Caller caller, long userAttrs) {
         this.caller = caller;
@@ -149,10 +155,8 @@ public final class Bundle {
     /** uverbs_copy_to_struct_or_zero: a longer buffer is cleared past the struct first. */
     public void copyToStructOrZero(int id, byte[] data) throws Errno {
         UserAttr u = get(id).user();
-        if (data.length < u.len()) {
-            write(u.data() + data.length, new byte[u.len() - data.length]);
-        }
-        copyTo(id, data);
+        // the clear_user of the tail and the copy in one write: one process_vm_writev, not two
+        copyTo(id, data.length < u.len() ? Arrays.copyOf(data, u.len()) : data);
     }
 
     /** uverbs_output_written: the handler wrote the buffer itself ({@link #write}). */
@@ -175,7 +179,7 @@ public final class Bundle {
         long slot = userAttrs + (long) u.index() * UserAttr.SIZE + UserAttr.DATA_OFFSET;
         write(slot, read(slot, 8));
         int fd = caller.installFile(file, openFlags);
-        write(slot, le64(fd));
+        writeId(u, fd); // with the flags at the end: the descriptor exists, its slot was writable
         return fd;
     }
 
@@ -195,16 +199,30 @@ public final class Bundle {
         }
     }
 
-    /** uverbs_set_output: put_user of the attribute's flags with VALID_OUTPUT added. */
-    void setOutput(UserAttr u) throws Errno {
-        int flags = u.flags() | UserAttr.VALID_OUTPUT;
-        write(userAttrs + (long) u.index() * UserAttr.SIZE + UserAttr.FLAGS_OFFSET,
-                new byte[] {(byte) flags, (byte) (flags >>> 8)});
+    /** The attribute array as the caller wrote it. */
+    void attributes(byte[] array) {
+        this.array = array;
     }
 
-    /** put_user of a new object's id into the attribute's data. */
-    void writeId(UserAttr u, long id) throws Errno {
-        write(userAttrs + (long) u.index() * UserAttr.SIZE + UserAttr.DATA_OFFSET, le64(id));
+    /** uverbs_set_output: the attribute's flags with VALID_OUTPUT added. */
+    void setOutput(UserAttr u) {
+        int at = u.index() * UserAttr.SIZE + UserAttr.FLAGS_OFFSET;
+        array[at] |= (byte) UserAttr.VALID_OUTPUT;
+        dirty = true;
+    }
+
+    /** A new object's id into the attribute's data. */
+    void writeId(UserAttr u, long id) {
+        System.arraycopy(le64(id), 0, array, u.index() * UserAttr.SIZE + UserAttr.DATA_OFFSET, 8);
+        dirty = true;
+    }
+
+    /** The put_user()s of the flags and ids, into the caller's array; EFAULT when it is not writable. */
+    void flush() throws Errno {
+        if (dirty) {
+            dirty = false;
+            write(userAttrs, array);
+        }
     }
 
     static byte[] le64(long v) {

@@ -48,15 +48,28 @@ public final class VerbsIoctl {
         boolean ok = false;
         try {
             run(method, destroy, h.numAttrs(), target, objects, b);
+            b.flush();
             ok = true;
         } finally {
+            if (!ok) {
+                flushQuietly(b); // what the kernel put_user()s before a failure stays written
+            }
             finish(b, ok);
+        }
+    }
+
+    private static void flushQuietly(Bundle b) {
+        try {
+            b.flush();
+        } catch (Errno e) {
+            // the call fails with its own errno already
         }
     }
 
     private static <T> void run(MethodSpec<T> method, AttrSpec destroy, int numAttrs, T target, UObjects objects,
                                 Bundle b) throws Errno {
         byte[] array = numAttrs == 0 ? new byte[0] : b.read(b.userAttrs(), numAttrs * UserAttr.SIZE);
+        b.attributes(array);
         for (int i = 0; i < numAttrs; i++) {
             setAttr(method, UserAttr.decode(array, i), objects, b);
         }
