@@ -27,6 +27,7 @@ import io.ibemu.emulator.umad.UmadDevice;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.sysfs.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
@@ -55,9 +56,9 @@ final class Daemon implements AutoCloseable {
      * directories' (default: the system's).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, Path superviseStub) {
+                   List<Path> rules, Path superviseStub, Ipoib.Config ipoib) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), null);
+            this(state, topology, locals, identity, false, false, List.of(), null, null);
         }
     }
 
@@ -83,6 +84,8 @@ final class Daemon implements AutoCloseable {
     private volatile Supervisor supervisor;
     /** With --udev: runs the rules for each uevent. */
     private volatile UdevWorker udev;
+    /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
+    private volatile Ipoib ipoib;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
@@ -135,6 +138,10 @@ final class Daemon implements AutoCloseable {
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
                     readIdentities(o.identity())), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
+            if (o.ipoib() != null) {
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                        .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
+            }
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -384,6 +391,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (ipoib != null) {
+            ipoib.close();
+        }
         if (control != null) {
             control.close();
         }

@@ -4,6 +4,7 @@ import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.devfs.Fatal;
+import io.ibemu.emulator.ipoib.Ipoib;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;
@@ -72,6 +73,14 @@ final class DaemonCommand implements Callable<Integer> {
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
     Path superviseStub;
 
+    @Option(names = "--ipoib", description = "IPoIB interfaces ib0, ib1, ... for the local ports, in the daemon's "
+            + "network namespace (which must be its own).")
+    boolean ipoib;
+
+    @Option(names = "--ipoib-net", paramLabel = "CIDR", defaultValue = Ipoib.Network.DEFAULT,
+            description = "The IPv4 network the IPoIB interfaces take addresses from, in port order (default: ${DEFAULT-VALUE}).")
+    String ipoibNet = Ipoib.Network.DEFAULT;
+
     static boolean running() {
         return running;
     }
@@ -95,8 +104,9 @@ final class DaemonCommand implements Callable<Integer> {
         }
         DaemonCommand command = new DaemonCommand();
         for (int i = 1; i < args.length; i += 2) {
-            if (args[i].equals("--udev")) {
-                command.udev = true;
+            if (args[i].equals("--udev") || args[i].equals("--ipoib")) {
+                command.udev |= args[i].equals("--udev");
+                command.ipoib |= args[i].equals("--ipoib");
                 i--;
                 continue;
             }
@@ -115,6 +125,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--backend" -> command.backend = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
+                case "--ipoib-net" -> command.ipoibNet = value;
                 default -> {
                     return null;
                 }
@@ -156,6 +167,15 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every DeviceDirectory
         System.setProperty("ibemu.devfs.backend", backend);
+        Ipoib.Config ipoibConfig = null;
+        if (ipoib) {
+            try {
+                ipoibConfig = new Ipoib.Config(Ipoib.Network.parse(ipoibNet));
+            } catch (IllegalArgumentException e) {
+                System.err.println("ibemu: " + e.getMessage());
+                return 2;
+            }
+        }
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {
@@ -168,7 +188,7 @@ final class DaemonCommand implements Callable<Integer> {
         ignoreUserSignals();
         try {
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !rules.isEmpty(), rules, superviseStub));
+                    udev || !rules.isEmpty(), rules, superviseStub, ipoibConfig));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
