@@ -166,7 +166,8 @@ final class Daemon implements AutoCloseable {
             infiniband.announce();
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
-                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command)), o.state());
+                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib)),
+                    o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename);
@@ -369,6 +370,17 @@ final class Daemon implements AutoCloseable {
         }
         hotplug.settle();
         return List.of();
+    }
+
+    /** `ctl ipoib`: the interfaces and their neighbours. */
+    private List<String> ipoib(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("ipoib takes no arguments");
+        }
+        if (ipoib == null) {
+            throw new ControlException("no IPoIB interfaces: the instance was started without --ipoib");
+        }
+        return ipoib.describe();
     }
 
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */

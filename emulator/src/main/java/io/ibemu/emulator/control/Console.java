@@ -66,6 +66,10 @@ public final class Console {
                                               host, as a hotplugged card: devices, sysfs, uevents
               hca remove NAME                 take local device NAME away, as ib_unregister_device:
                                               open files fail, verbs contexts get DEVICE_FATAL
+              ipoib                           with --ipoib: each interface's port, 20-byte hardware
+                                              address and carrier, then the neighbours it met
+                                              (the stand-in MAC the kernel's ARP cache shows -> the
+                                              20-byte address it stands for)
               help                            this list
             """;
 
@@ -148,7 +152,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, hca, settle or help");
+                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, hca, settle, ipoib or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -160,6 +160,15 @@ public final class Ipoib implements AutoCloseable {
         }
     }
 
+    /** What `ctl ipoib` prints: per interface a line, then a line per neighbour. */
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        for (IpoibInterface i : interfaces) {
+            lines.addAll(i.describe());
+        }
+        return lines;
+    }
+
     @Override
     public void close() {
         interfaces.forEach(IpoibInterface::close);

@@ -166,6 +166,19 @@ final class IpoibInterface implements AutoCloseable {
         return own;
     }
 
+    /** {@code ib0 port ibemu0/1 address 00:00:00:02:fe:80:... carrier on}, then {@code   neigh MAC ADDRESS} lines. */
+    List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        lines.add(name + " port " + hca.local().name() + "/" + port.number() + " address " + own + " carrier "
+                + (broadcast != null ? "on" : "off"));
+        macs.forEach((mac, address) -> {
+            if (!address.equals(own)) {
+                lines.add("  neigh " + MacMap.format(mac) + " " + address);
+            }
+        });
+        return lines;
+    }
+
     /** Starts the data path and joins as soon as the port is active. */
     void start() throws IOException {
         tap.carrier(false);
@@ -409,9 +422,11 @@ final class IpoibInterface implements AutoCloseable {
         boolean toGroup = grh && buf[at + 24] == (byte) 0xff; // the GRH's DGID is a multicast GID
         int ethertype = ArpPacket.u16(buf, at + GRH);
         int payload = at + GRH + ENCAP_HEADER;
-        HardwareAddress from = grh
-                ? new HardwareAddress(0, wc.srcQp(), HardwareAddress.longAt(buf, at + 8), HardwareAddress.longAt(buf, at + 16))
-                : new HardwareAddress(0, wc.srcQp(), port.subnetPrefix(), guidByLid.getOrDefault(wc.slid(), (long) wc.slid()));
+        Long guid = grh ? (Long) HardwareAddress.longAt(buf, at + 16) : guidByLid.get(wc.slid());
+        long prefix = grh ? HardwareAddress.longAt(buf, at + 8) : port.subnetPrefix();
+        // a unicast sender whose path this side never looked up: named by its LID (the kernel needs no source)
+        HardwareAddress from = guid == null ? null : new HardwareAddress(0, wc.srcQp(), prefix, guid);
+        byte[] srcMac = guid == null ? new byte[] {0x02, 0, 0, 0, (byte) (wc.slid() >> 8), (byte) wc.slid()} : null;
         int n;
         if (ethertype == ArpPacket.ETHERTYPE) {
             ArpPacket arp = ArpPacket.decode(buf, payload, length);
@@ -431,12 +446,12 @@ final class IpoibInterface implements AutoCloseable {
         } else {
             return;
         }
-        if (from.equals(own)) {
+        if (own.equals(from)) {
             return;
         }
         byte[] dst = !toGroup ? ownMac : ethertype == ETHERTYPE_IPV4 ? ipv4GroupMac(buf, payload) : ETH_BROADCAST;
         System.arraycopy(dst, 0, frame, 0, 6);
-        System.arraycopy(macs.mac(from), 0, frame, 6, 6);
+        System.arraycopy(from != null ? macs.mac(from) : srcMac, 0, frame, 6, 6);
         ArpPacket.put16(frame, 12, ethertype);
         tap.write(frame, n);
     }

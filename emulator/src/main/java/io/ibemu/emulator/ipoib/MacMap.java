@@ -12,7 +12,7 @@ import java.util.Map;
  */
 final class MacMap {
     private final Map<Long, HardwareAddress> byMac = new HashMap<>();
-    private final Map<HardwareAddress, byte[]> byAddress = new HashMap<>();
+    private final Map<HardwareAddress, byte[]> byAddress = new java.util.LinkedHashMap<>();
 
     /** The MAC standing for {@code address}, made on first use. */
     synchronized byte[] mac(HardwareAddress address) {
@@ -36,6 +36,11 @@ final class MacMap {
     /** The hardware address {@code mac} (6 bytes at {@code offset}) stands for, or null. */
     synchronized HardwareAddress address(byte[] b, int offset) {
         return byMac.get(key(b, offset));
+    }
+
+    /** Each MAC and its address, in the order met. */
+    synchronized void forEach(java.util.function.BiConsumer<byte[], HardwareAddress> action) {
+        byAddress.forEach((address, mac) -> action.accept(mac.clone(), address));
     }
 
     static long key(byte[] b, int offset) {
