@@ -135,6 +135,8 @@ final class IpoibInterface implements AutoCloseable {
         ownMac = macs.mac(own);
         sa = new SaClient(layer, port);
         tap = TapDevice.create(name);
+        // no carrier until the broadcast join: set before the interface goes up, so it starts that way
+        tap.carrier(false);
         joiner = Executors.newSingleThreadScheduledExecutor(r -> daemonThread(r, name + "-join"));
     }
 
@@ -180,8 +182,7 @@ final class IpoibInterface implements AutoCloseable {
     }
 
     /** Starts the data path and joins as soon as the port is active. */
-    void start() throws IOException {
-        tap.carrier(false);
+    void start() {
         daemonThread(this::transmitLoop, name + "-tx").start();
         daemonThread(this::receiveLoop, name + "-rx").start();
         hca.addEventSink(events);
