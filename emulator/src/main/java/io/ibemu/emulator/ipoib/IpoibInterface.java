@@ -1,6 +1,6 @@
 package io.ibemu.emulator.ipoib;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.ipoib;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.agent.MadAgent;
 import io.ibemu.emulator.agent.MadAgentClient;
 import io.ibemu.emulator.agent.MadLayer;
