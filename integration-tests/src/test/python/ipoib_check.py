@@ -131,6 +131,11 @@ def main(launcher, instance, cut_node):
                      ["sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_broadcasts=0"]):
             r = peer.cmd(argv)
             check(r.returncode == 0, "peer: " + " ".join(argv), r.stderr)
+        r = run(["rdma", "link", "show", "ibemu1/1"])
+        check(r.returncode == 0 and "netdev" not in r.stdout,
+              "rdma link: ibemu1/1 names no netdev while ib1 is in another namespace", r.stdout + r.stderr)
+        r = run(["rdma", "link", "show", "ibemu0/1"])
+        check(r.returncode == 0 and "netdev ib0" in r.stdout, "rdma link: ibemu0/1 has netdev ib0", r.stdout + r.stderr)
         carrier = until(lambda: "LOWER_UP" in peer.cmd(["ip", "link", "show", "ib1"]).stdout)
         check(carrier, "ib1 has carrier: its port joined the broadcast group through the SA",
               peer.cmd(["ip", "link", "show", "ib1"]).stdout)

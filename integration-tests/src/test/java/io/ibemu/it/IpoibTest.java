@@ -70,6 +70,11 @@ class IpoibTest {
                     "no carrier: the broadcast join has no SA to answer it\n" + links);
             String addrs = ib.exec("ip", "-o", "-4", "addr").assertOk().stdout();
             assertTrue(addrs.contains("ib0    inet 10.77.0.1/16") && addrs.contains("ib1    inet 10.77.0.2/16"), addrs);
+            assertEquals("ib0\nib1\nlo\n", ib.exec("ls", "/sys/class/net").assertOk().stdout(),
+                    "/sys/class/net shows the instance's network namespace, not the host's");
+            assertEquals("2", ib.cat("/sys/class/net/ib0/ifindex"));
+            String rdma = ib.exec("rdma", "link").assertOk().stdout();
+            assertTrue(rdma.matches("(?s)link ibemu0/1 .* netdev ib0 *\nlink ibemu1/1 .* netdev ib1 *\n"), rdma);
             String table = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib").assertOk().stdout();
             assertTrue(table.contains("ib0 port ibemu0/1 address 00:") && table.contains("carrier off"), table);
         }

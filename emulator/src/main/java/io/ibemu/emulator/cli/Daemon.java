@@ -141,6 +141,12 @@ final class Daemon implements AutoCloseable {
             if (o.ipoib() != null) {
                 daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
                         .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
+                // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
+                Path netSys = Files.createDirectories(work.resolve("netsys"));
+                MountNamespace.sysfs(netSys);
+                for (String dir : new String[] {"class/net", "devices/virtual/net"}) {
+                    MountNamespace.graft(netSys.resolve(dir), Path.of("/sys", dir));
+                }
             }
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
@@ -172,7 +178,9 @@ final class Daemon implements AutoCloseable {
                     o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
-                    infiniband::rename);
+                    infiniband::rename,
+                    (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
+                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())));
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {

@@ -4,6 +4,8 @@ import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
 import java.io.IOException;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -12,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * IP over InfiniBand in the daemon: one {@link IpoibInterface} per local HCA port, named ib0,
@@ -61,6 +64,10 @@ public final class Ipoib implements AutoCloseable {
             int a = base + n;
             return (a >>> 24) + "." + (a >>> 16 & 0xFF) + "." + (a >>> 8 & 0xFF) + "." + (a & 0xFF) + "/" + prefix;
         }
+    }
+
+    /** A network interface: its name and ifindex. */
+    public record Link(String name, int ifindex) {
     }
 
     /** A local HCA and its verbs model. */
@@ -158,6 +165,24 @@ public final class Ipoib implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while configuring the interfaces");
         }
+    }
+
+    /**
+     * The interface of {@code hca}'s {@code port} with its index, while it is in the daemon's
+     * network namespace (moved elsewhere, RDMA netlink no longer names it, as net_eq decides).
+     */
+    public Optional<Link> netdev(LocalHca hca, int port) {
+        for (IpoibInterface i : interfaces) {
+            if (i.serves(hca, port)) {
+                try {
+                    NetworkInterface n = NetworkInterface.getByName(i.name());
+                    return n == null ? Optional.empty() : Optional.of(new Link(i.name(), n.getIndex()));
+                } catch (SocketException e) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** What `ctl ipoib` prints: per interface a line, then a line per neighbour. */

@@ -160,6 +160,10 @@ final class IpoibInterface implements AutoCloseable {
         return name;
     }
 
+    boolean serves(io.ibemu.emulator.device.LocalHca local, int portNumber) {
+        return hca.local() == local && port.number() == portNumber;
+    }
+
     byte[] mac() {
         return ownMac.clone();
     }
