@@ -73,6 +73,9 @@ class IpoibTest {
             assertEquals("ib0\nib1\nlo\n", ib.exec("ls", "/sys/class/net").assertOk().stdout(),
                     "/sys/class/net shows the instance's network namespace, not the host's");
             assertEquals("2", ib.cat("/sys/class/net/ib0/ifindex"));
+            // what rdma-core's pyverbs tests look for to find a device's interface (tests/base.py)
+            assertEquals("ib1\n", ib.exec("ls", "/sys/class/infiniband/ibemu1/device/net").assertOk().stdout());
+            assertEquals("2", ib.cat("/sys/class/infiniband/ibemu0/device/net/ib0/ifindex"));
             String rdma = ib.exec("rdma", "link").assertOk().stdout();
             assertTrue(rdma.matches("(?s)link ibemu0/1 .* netdev ib0 *\nlink ibemu1/1 .* netdev ib1 *\n"), rdma);
             String table = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib").assertOk().stdout();

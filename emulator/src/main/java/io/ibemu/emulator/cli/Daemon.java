@@ -147,6 +147,11 @@ final class Daemon implements AutoCloseable {
                 for (String dir : new String[] {"class/net", "devices/virtual/net"}) {
                     MountNamespace.graft(netSys.resolve(dir), Path.of("/sys", dir));
                 }
+                for (LocalHca hca : hcas) {
+                    for (int p = 1; p <= hca.node().portCount(); p++) {
+                        daemon.ipoib.netdev(hca, p).ifPresent(l -> infiniband.addNetdev(hca, l.name()));
+                    }
+                }
             }
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
