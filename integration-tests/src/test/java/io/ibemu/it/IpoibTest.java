@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -59,6 +60,32 @@ class IpoibTest {
         addrRouteAfter.removeIf(s -> s.startsWith("neigh"));
         assertEquals(neighBefore, addrRouteAfter, "the host's addresses and routes");
         assertTrue(after.stream().noneMatch(s -> s.contains("169.254.77.")), "no neighbour of the IPoIB network on the host: " + after);
+    }
+
+    /**
+     * P_Key children (ctl ipoib child add, as create_child): OpenSM's partition 0x8001 holds the
+     * ports of a and b, not c; ib0.8001 and ib1.8001 talk, ib2.8001 has no carrier
+     * (src/test/python/ipoib_pkey_check.py).
+     */
+    @Test
+    void pkeyChildrenTalkOnlyWhereThePortsHoldTheKey() throws java.io.IOException {
+        Path partitions = Files.createTempFile(Ibemu.tmpDir(), "partitions", ".conf");
+        try {
+            // port GUIDs of three-hosts.net's a and b (the topology's deterministic numbering)
+            Files.writeString(partitions, """
+                    Default=0x7fff, ipoib : ALL=full ;
+                    blue=0x8001, ipoib : 0x0011750000000101=full, 0x0011750000000201=full ;
+                    """);
+            Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/three-hosts.net");
+            try (Ibemu ib = Ibemu.start(Map.of("IBEMU_SM_OPTS", "-P " + partitions), "--topology",
+                    topology.toString(), "--local", "a", "--local", "b", "--local", "c", "--sm", "opensm", "--ipoib")) {
+                Path script = Ibemu.root().resolve("integration-tests/src/test/python/ipoib_pkey_check.py");
+                Tap.assertPassed(ib.exec(Duration.ofSeconds(600), "/usr/bin/python3", script.toString(),
+                        Ibemu.script().toString(), ib.name()));
+            }
+        } finally {
+            Files.deleteIfExists(partitions);
+        }
     }
 
     @Test

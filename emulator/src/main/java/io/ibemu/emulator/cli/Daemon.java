@@ -389,15 +389,16 @@ final class Daemon implements AutoCloseable {
         return List.of();
     }
 
-    /** `ctl ipoib`: the interfaces and their neighbours. */
+    /** `ctl ipoib`: the interfaces and their neighbours, or a P_Key child added or removed. */
     private List<String> ipoib(List<String> args) throws ControlException {
-        if (!args.isEmpty()) {
-            throw new ControlException("ipoib takes no arguments");
-        }
         if (ipoib == null) {
             throw new ControlException("no IPoIB interfaces: the instance was started without --ipoib");
         }
-        return ipoib.describe();
+        try {
+            return ipoib.command(args);
+        } catch (IOException e) {
+            throw new ControlException(e.getMessage());
+        }
     }
 
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */

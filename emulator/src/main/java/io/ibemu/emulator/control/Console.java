@@ -70,6 +70,9 @@ public final class Console {
                                               address and carrier, then the neighbours it met
                                               (the stand-in MAC the kernel's ARP cache shows -> the
                                               20-byte address it stands for)
+              ipoib child add IFACE PKEY      a P_Key child IFACE.PKEY (as create_child): its own UD
+                                              QP, that partition's broadcast group; made down
+              ipoib child remove NAME         remove a P_Key child (as delete_child)
               help                            this list
             """;
 

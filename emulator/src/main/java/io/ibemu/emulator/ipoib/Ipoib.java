@@ -23,6 +23,7 @@ import java.util.Optional;
  * interfaces and configures them with ip(8), which must never touch the host's.
  */
 public final class Ipoib implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("ipoib");
     /** The default partition's P_Key (full member): ib0's. */
     static final int DEFAULT_PKEY = 0xFFFF;
 
@@ -74,10 +75,13 @@ public final class Ipoib implements AutoCloseable {
     public record Adapter(LocalHca local, Hca hca) {
     }
 
+    /** The port interfaces in port order, then P_Key children as made. */
     private final List<IpoibInterface> interfaces;
+    private final MadLayer layer;
 
-    private Ipoib(List<IpoibInterface> interfaces) {
+    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer) {
         this.interfaces = interfaces;
+        this.layer = layer;
     }
 
     /** Creates, addresses and starts the interfaces of every port of {@code adapters}. */
@@ -89,14 +93,14 @@ public final class Ipoib implements AutoCloseable {
                     + config.network().hosts() + " addresses, the local HCAs have " + ports
                     + " ports: give a larger network");
         }
-        List<IpoibInterface> made = new ArrayList<>();
-        Ipoib ipoib = new Ipoib(made);
+        List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Ipoib ipoib = new Ipoib(made, layer);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev lo up"));
             for (Adapter a : adapters) {
                 for (int p = 1; p <= a.local().node().portCount(); p++) {
                     IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
-                            DEFAULT_PKEY);
+                            DEFAULT_PKEY, null);
                     made.add(i);
                     // the kernel has no IPv6 over this stand-in (docs/compatibility.md): none is configured
                     sysctl("net/ipv6/conf/" + i.name() + "/disable_ipv6", "1");
@@ -183,6 +187,85 @@ public final class Ipoib implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * create_child (ipoib_vlan_add): a P_Key child of {@code parentName} on the same port, named
+     * PARENT.PKEY, its own UD QP in that partition joining the partition's broadcast group. Made
+     * down and without an address, as the kernel makes it. The full-member bit is set.
+     */
+    public synchronized String addChild(String parentName, int pkey) throws IOException {
+        IpoibInterface parent = find(parentName);
+        if (parent == null || parent.parent() != null) {
+            throw new IOException("no port interface " + parentName);
+        }
+        if (pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
+            throw new IOException("P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
+        }
+        int key = pkey | 0x8000;
+        String name = String.format("%s.%04x", parentName, key);
+        for (IpoibInterface i : interfaces) {
+            if (i.parent() == parent && i.pkey() == key) {
+                throw new IOException(name + " exists");
+            }
+        }
+        IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
+                key, parent);
+        try {
+            sysctl("net/ipv6/conf/" + name + "/disable_ipv6", "1");
+            ip(List.of("link set dev " + name + " address " + MacMap.format(child.mac()) + " mtu "
+                    + IpoibInterface.DATAGRAM_MTU));
+        } catch (IOException e) {
+            child.close();
+            throw e;
+        }
+        interfaces.add(child);
+        child.start();
+        return name;
+    }
+
+    /** delete_child (ipoib_vlan_delete): only a child goes. */
+    public synchronized void removeChild(String name) throws IOException {
+        IpoibInterface child = find(name);
+        if (child == null || child.parent() == null) {
+            throw new IOException("no P_Key child " + name);
+        }
+        interfaces.remove(child);
+        // unregister the netdev first: the transmitter's blocked read holds the TAP file open
+        try {
+            ip(List.of("link delete dev " + name));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", name, e.getMessage());
+        }
+        child.close();
+    }
+
+    private IpoibInterface find(String name) {
+        return interfaces.stream().filter(i -> i.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /**
+     * `ctl ipoib [child add IFACE PKEY | child remove NAME]`: the listing, or a P_Key child made
+     * or removed (what writing create_child/delete_child does on a kernel's IPoIB).
+     */
+    public List<String> command(List<String> args) throws IOException {
+        if (args.isEmpty()) {
+            return describe();
+        }
+        if (args.size() == 4 && args.get(0).equals("child") && args.get(1).equals("add")) {
+            int pkey;
+            try {
+                pkey = Integer.decode(args.get(3));
+            } catch (NumberFormatException e) {
+                throw new IOException("P_Key " + args.get(3) + " is not a number (e.g. 0x8001)");
+            }
+            return List.of(addChild(args.get(2), pkey));
+        }
+        if (args.size() == 3 && args.get(0).equals("child") && args.get(1).equals("remove")) {
+            removeChild(args.get(2));
+            return List.of();
+        }
+        throw new IOException("usage: ipoib [child add IFACE PKEY | child remove NAME]");
     }
 
     /** What `ctl ipoib` prints: per interface a line, then a line per neighbour. */

@@ -73,9 +73,12 @@ final class IpoibInterface implements AutoCloseable {
     private static final long MAX_JOIN_BACKOFF_S = 16;
 
     private final String name;
+    private final IpoibInterface parent;
     private final Hca hca;
     private final Port port;
     private final int pkey;
+    /** The QP's P_Key index: the key's slot in the port's table when the interface was made. */
+    private final int pkeyIndex;
     private final SaClient sa;
     private final TapDevice tap;
     private final KernelMemory memory = new KernelMemory((RX_RING + TX_RING) * SLOT);
@@ -103,8 +106,11 @@ final class IpoibInterface implements AutoCloseable {
     private record Broadcast(McMemberRecord group, AddressHandle ah) {
     }
 
-    IpoibInterface(String name, Hca hca, int portNumber, Port port, MadLayer layer, int pkey) throws IOException {
+    /** {@code parent}: the port's interface when this is a P_Key child of it, else null. */
+    IpoibInterface(String name, Hca hca, int portNumber, Port port, MadLayer layer, int pkey, IpoibInterface parent)
+            throws IOException {
         this.name = name;
+        this.parent = parent;
         this.hca = hca;
         this.port = port;
         this.pkey = pkey;
@@ -116,7 +122,7 @@ final class IpoibInterface implements AutoCloseable {
             recvCq = hca.createCq(kernel, RX_RING, 0, cq -> receiveEvent.release());
             qp = hca.createQp(pd, new QpInitAttributes(QpType.UD, sendCq, recvCq, null,
                     new QpCapabilities(TX_RING, RX_RING, 1, 1, 0), true, null));
-            int pkeyIndex = pkeyIndex(port, pkey);
+            pkeyIndex = pkeyIndex(port, pkey);
             hca.modify(qp, QpAttributes.builder().qpState(QpState.INIT).pkeyIndex(pkeyIndex).portNum(portNumber)
                     .qkey(0).build(), QpAttributeMask.STATE | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT
                     | QpAttributeMask.QKEY);
@@ -160,8 +166,20 @@ final class IpoibInterface implements AutoCloseable {
         return name;
     }
 
+    IpoibInterface parent() {
+        return parent;
+    }
+
+    Hca hca() {
+        return hca;
+    }
+
+    Port port() {
+        return port;
+    }
+
     boolean serves(io.ibemu.emulator.device.LocalHca local, int portNumber) {
-        return hca.local() == local && port.number() == portNumber;
+        return parent == null && hca.local() == local && port.number() == portNumber;
     }
 
     byte[] mac() {
@@ -176,7 +194,7 @@ final class IpoibInterface implements AutoCloseable {
     List<String> describe() {
         List<String> lines = new ArrayList<>();
         lines.add(name + " port " + hca.local().name() + "/" + port.number() + " address " + own + " carrier "
-                + (broadcast != null ? "on" : "off"));
+                + (broadcast != null ? "on" : "off") + String.format(" pkey 0x%04x", pkey));
         macs.forEach((mac, address) -> {
             if (!address.equals(own)) {
                 lines.add("  neigh " + MacMap.format(mac) + " " + address);
@@ -228,6 +246,13 @@ final class IpoibInterface implements AutoCloseable {
         if (closed || broadcast != null || port.state() != PortState.ACTIVE) {
             return;
         }
+        if (!hasPkey()) {
+            // ipoib_ib_dev_open: a P_Key the port's table lacks leaves the interface without carrier
+            LOG.log(System.Logger.Level.INFO, "{0}: P_Key 0x{1} is not in the P_Key table of port {2}: no carrier", name,
+                    Integer.toHexString(pkey), port.number());
+            carrier(false);
+            return;
+        }
         try {
             long mgidHigh = BROADCAST_MGID_HIGH | (pkey & 0xFFFFL) << 16;
             McMemberRecord group = sa.join(McMemberRecord.join(mgidHigh, 0xffffffffL, port.subnetPrefix(),
@@ -253,6 +278,15 @@ final class IpoibInterface implements AutoCloseable {
                 joinBackoff = (int) Math.min(MAX_JOIN_BACKOFF_S, joinBackoff * 2L);
             }
         }
+    }
+
+    private boolean hasPkey() {
+        int[] table = port.pkeys();
+        return table.length > pkeyIndex && (table[pkeyIndex] & 0x7FFF) == (pkey & 0x7FFF);
+    }
+
+    int pkey() {
+        return pkey;
     }
 
     private void carrier(boolean on) {
