@@ -5,12 +5,15 @@ import io.ibemu.emulator.agent.MadAgent;
 import io.ibemu.emulator.agent.MadAgentClient;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.agent.MadPort;
-import io.ibemu.emulator.agent.Mads;
 import io.ibemu.emulator.agent.ReceivedMad;
 import io.ibemu.emulator.agent.SendRequest;
 import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadHeader;
 import io.ibemu.emulator.mad.McMemberRecord;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.PathRecord;
 import java.io.IOException;
 import java.util.Map;
@@ -26,8 +29,6 @@ import java.util.concurrent.ExecutionException;
  */
 final class SaClient implements MadAgentClient, AutoCloseable {
     private static final int SA_CLASS_VERSION = 2;
-    private static final int METHOD_SET = 0x02;
-    private static final int METHOD_DELETE = 0x15;
     /** The SA's well-known Q_Key (IBA 13.5.3). */
     private static final int GSI_QKEY = 0x80010000;
     /** ipoib's path query gives the SA one second (ipoib_main.c path_rec_start), like its joins. */
@@ -57,33 +58,29 @@ final class SaClient implements MadAgentClient, AutoCloseable {
 
     /** SubnAdmSet(MCMemberRecord): joins {@code request}'s group; the group's record as the SA answers it. */
     McMemberRecord join(McMemberRecord request, long componentMask) throws IOException {
-        byte[] mad = request(METHOD_SET, McMemberRecord.ATTRIBUTE_ID, componentMask);
-        request.encode(mad, Mads.dataOffset(Mads.CLASS_SUBN_ADM));
-        return McMemberRecord.decode(send(mad), Mads.dataOffset(Mads.CLASS_SUBN_ADM));
+        byte[] mad = request(Method.SET, McMemberRecord.ATTRIBUTE_ID, componentMask);
+        request.encode(mad, Mad.dataOffset(MgmtClass.SUBN_ADM));
+        return McMemberRecord.decode(send(mad), Mad.dataOffset(MgmtClass.SUBN_ADM));
     }
 
     /** SubnAdmDelete(MCMemberRecord): leaves the group. */
     void leave(McMemberRecord request, long componentMask) throws IOException {
-        byte[] mad = request(METHOD_DELETE, McMemberRecord.ATTRIBUTE_ID, componentMask);
-        request.encode(mad, Mads.dataOffset(Mads.CLASS_SUBN_ADM));
+        byte[] mad = request(Method.DELETE, McMemberRecord.ATTRIBUTE_ID, componentMask);
+        request.encode(mad, Mad.dataOffset(MgmtClass.SUBN_ADM));
         send(mad);
     }
 
     /** SubnAdmGet(PathRecord). */
     PathRecord path(PathRecord request, long componentMask) throws IOException {
-        byte[] mad = request(Mads.METHOD_GET, PathRecord.ATTRIBUTE_ID, componentMask);
-        request.encode(mad, Mads.dataOffset(Mads.CLASS_SUBN_ADM));
-        return PathRecord.decode(send(mad), Mads.dataOffset(Mads.CLASS_SUBN_ADM));
+        byte[] mad = request(Method.GET, PathRecord.ATTRIBUTE_ID, componentMask);
+        request.encode(mad, Mad.dataOffset(MgmtClass.SUBN_ADM));
+        return PathRecord.decode(send(mad), Mad.dataOffset(MgmtClass.SUBN_ADM));
     }
 
     private byte[] request(int method, int attributeId, long componentMask) {
-        byte[] mad = new byte[Mads.SIZE];
-        mad[0] = Mads.BASE_VERSION;
-        mad[1] = (byte) Mads.CLASS_SUBN_ADM;
-        mad[2] = SA_CLASS_VERSION;
-        mad[3] = (byte) method;
-        mad[16] = (byte) (attributeId >> 8);
-        mad[17] = (byte) attributeId;
+        byte[] mad = new byte[Mad.SIZE];
+        new MadHeader(Mad.BASE_VERSION, MgmtClass.SUBN_ADM, SA_CLASS_VERSION, method, 0, 0, 0, attributeId, 0)
+                .encode(mad);
         for (int i = 0; i < 8; i++) {
             mad[COMPONENT_MASK_OFFSET + i] = (byte) (componentMask >>> (56 - 8 * i));
         }
@@ -99,7 +96,7 @@ final class SaClient implements MadAgentClient, AutoCloseable {
                 throw new IOException("no subnet manager known to " + port + " (SM LID 0)");
             }
             tid = ((long) agent.hiTid() << 32) | (nextTid++ & 0xffffffffL);
-            Mads.setTid(mad, tid);
+            Mad.setTransactionId(mad, tid);
             pending.put(tid, answer);
             try {
                 agent.port().post(new SendRequest(agent, mad, smLid, port.smSl(), 0, 1, GSI_QKEY, 0, TIMEOUT_MS,
@@ -111,7 +108,7 @@ final class SaClient implements MadAgentClient, AutoCloseable {
         }
         try {
             byte[] response = answer.get();
-            int status = Mads.status(response);
+            int status = Mad.status(response);
             if (status != 0) {
                 throw new IOException(String.format("the SA answered status 0x%04x", status));
             }
@@ -128,7 +125,7 @@ final class SaClient implements MadAgentClient, AutoCloseable {
 
     @Override
     public void received(MadAgent from, ReceivedMad mad) {
-        CompletableFuture<byte[]> f = pending.get(Mads.tid(mad.message()));
+        CompletableFuture<byte[]> f = pending.get(Mad.transactionId(mad.message()));
         if (f != null) {
             f.complete(mad.message());
         }
