@@ -67,7 +67,7 @@ class Peer:
 
 
 def ping(argv_prefix, address, count=3, extra=()):
-    return run(argv_prefix + ["ping", "-n", "-c", str(count), "-W", "2"] + list(extra) + [address])
+    return run(argv_prefix + ["ping", "-n", "-c", str(count), "-W", "10"] + list(extra) + [address])
 
 
 def until(fn, seconds=SM_WAIT):
@@ -148,6 +148,14 @@ def main(launcher, instance, cut_node):
         check(r.returncode == 0 and " 0% packet loss" in r.stdout, "5 pings ib0 -> ib1, none lost", r.stdout)
         r = ping(["nsenter", f"--net={peer.ns}", "--"], ADDR_A, 5)
         check(r.returncode == 0 and " 0% packet loss" in r.stdout, "5 pings ib1 -> ib0, none lost", r.stdout)
+        def peer_link_local():
+            out = peer.cmd(["ip", "-6", "-o", "addr", "show", "dev", "ib1", "scope", "link"]).stdout
+            m = re.search(r"inet6 (fe80::\S+)/64 scope link\s*\\", out)
+            return m.group(1) if m and "tentative" not in out else None
+        link_local = until(peer_link_local)
+        r = until(lambda: ping_ok([], f"{link_local}%ib0")) if link_local else None
+        check(r is not None, "IPv6: ping ib1's link-local address, neighbour discovery across the fabric",
+              (r.stdout if r else "") + str(link_local))
         xmit = counter("ibemu0", "port_xmit_packets") - xmit_before
         rcv = counter("ibemu1", "port_rcv_packets") - rcv_before
         check(xmit >= 11 and rcv >= 11, "PMA: ibemu0 transmitted and ibemu1 received the pings",

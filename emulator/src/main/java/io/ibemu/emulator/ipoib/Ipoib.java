@@ -102,8 +102,6 @@ public final class Ipoib implements AutoCloseable {
                     IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
                             DEFAULT_PKEY, null);
                     made.add(i);
-                    // the kernel has no IPv6 over this stand-in (docs/compatibility.md): none is configured
-                    sysctl("net/ipv6/conf/" + i.name() + "/disable_ipv6", "1");
                     script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
                             + IpoibInterface.DATAGRAM_MTU);
                     script.add("address add " + config.network().host(made.size()) + " brd + dev " + i.name());
@@ -212,7 +210,6 @@ public final class Ipoib implements AutoCloseable {
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
                 key, parent);
         try {
-            sysctl("net/ipv6/conf/" + name + "/disable_ipv6", "1");
             ip(List.of("link set dev " + name + " address " + MacMap.format(child.mac()) + " mtu "
                     + IpoibInterface.DATAGRAM_MTU));
         } catch (IOException e) {

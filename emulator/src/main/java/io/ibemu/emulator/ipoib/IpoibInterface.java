@@ -325,8 +325,8 @@ final class IpoibInterface implements AutoCloseable {
     private void transmit(byte[] frame, int length) {
         Broadcast group = broadcast;
         int ethertype = ArpPacket.u16(frame, 12);
-        if (group == null || ethertype == ETHERTYPE_IPV6) {
-            return; // no carrier, or IPv6 (not carried: see docs/compatibility.md)
+        if (group == null) {
+            return; // no carrier
         }
         byte[] packet;
         int packetLength;
@@ -348,7 +348,15 @@ final class IpoibInterface implements AutoCloseable {
             ArpPacket ib = arp.withHardware(ArpPacket.HTYPE_INFINIBAND, sender, target);
             packet = new byte[ENCAP_HEADER + ib.length()];
             packetLength = ENCAP_HEADER + ib.encode(packet, ENCAP_HEADER);
-        } else if (ethertype == ETHERTYPE_IPV4) {
+        } else if (ethertype == ETHERTYPE_IPV6 && NeighbourDiscovery.isNd(frame, ETH_HEADER, length - ETH_HEADER)) {
+            byte[] nd = NeighbourDiscovery.toIpoib(frame, ETH_HEADER, length - ETH_HEADER, mac -> macs.address(mac, 0));
+            if (nd == null || ENCAP_HEADER + nd.length > IB_MTU) {
+                return;
+            }
+            packetLength = ENCAP_HEADER + nd.length;
+            packet = new byte[packetLength];
+            System.arraycopy(nd, 0, packet, ENCAP_HEADER, nd.length);
+        } else if (ethertype == ETHERTYPE_IPV4 || ethertype == ETHERTYPE_IPV6) {
             packetLength = ENCAP_HEADER + length - ETH_HEADER;
             if (packetLength > IB_MTU) {
                 return;
@@ -479,7 +487,14 @@ final class IpoibInterface implements AutoCloseable {
             from = sender;
             n = ETH_HEADER + arp.withHardware(ArpPacket.HTYPE_ETHERNET, macs.mac(sender), targetMac)
                     .encode(frame, ETH_HEADER);
-        } else if (ethertype == ETHERTYPE_IPV4) {
+        } else if (ethertype == ETHERTYPE_IPV6 && NeighbourDiscovery.isNd(buf, payload, length)) {
+            byte[] nd = NeighbourDiscovery.toEthernet(buf, payload, length, macs::mac);
+            if (nd == null) {
+                return;
+            }
+            System.arraycopy(nd, 0, frame, ETH_HEADER, nd.length);
+            n = ETH_HEADER + nd.length;
+        } else if (ethertype == ETHERTYPE_IPV4 || ethertype == ETHERTYPE_IPV6) {
             System.arraycopy(buf, payload, frame, ETH_HEADER, length);
             n = ETH_HEADER + length;
         } else {
@@ -488,7 +503,8 @@ final class IpoibInterface implements AutoCloseable {
         if (own.equals(from)) {
             return;
         }
-        byte[] dst = !toGroup ? ownMac : ethertype == ETHERTYPE_IPV4 ? ipv4GroupMac(buf, payload) : ETH_BROADCAST;
+        byte[] dst = !toGroup ? ownMac : ethertype == ETHERTYPE_IPV4 ? ipv4GroupMac(buf, payload)
+                : ethertype == ETHERTYPE_IPV6 ? ipv6GroupMac(buf, payload) : ETH_BROADCAST;
         System.arraycopy(dst, 0, frame, 0, 6);
         System.arraycopy(from != null ? macs.mac(from) : srcMac, 0, frame, 6, 6);
         ArpPacket.put16(frame, 12, ethertype);
@@ -502,6 +518,14 @@ final class IpoibInterface implements AutoCloseable {
             return ETH_BROADCAST;
         }
         return new byte[] {0x01, 0x00, 0x5e, (byte) (b[ip + 17] & 0x7F), b[ip + 18], b[ip + 19]};
+    }
+
+    /** The Ethernet destination of an IPv6 datagram that came through the broadcast group (RFC 2464 7). */
+    private static byte[] ipv6GroupMac(byte[] b, int ip) {
+        if ((b[ip + 24] & 0xFF) != 0xFF) {
+            return ETH_BROADCAST;
+        }
+        return new byte[] {0x33, 0x33, b[ip + 36], b[ip + 37], b[ip + 38], b[ip + 39]};
     }
 
     @Override
