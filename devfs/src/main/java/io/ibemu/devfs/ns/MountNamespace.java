@@ -62,6 +62,11 @@ public final class MountNamespace {
             separate = theirs != null && !theirs.equals(own);
             ancestor = ancestor.get().pid() == 1 ? Optional.empty() : ancestor.get().parent();
         }
+        // In a user namespace of its own (unshare -Urm, an unprivileged start) the ancestors' links
+        // cannot be read (EACCES), and no mount can succeed in a namespace it does not own anyway.
+        if (!separate && !inInitialUserNamespace()) {
+            separate = true;
+        }
         if (!separate) {
             throw new IOException("this process shares its mount namespace " + own + " with its parent (pid "
                     + parent + "); start it with `unshare -m --propagation private` so that its mounts stay "
@@ -69,6 +74,11 @@ public final class MountNamespace {
         }
         MountCalls.mount(null, Path.of("/"), null, MountCalls.MS_REC | MountCalls.MS_PRIVATE, null);
         verified = true;
+    }
+
+    /** The initial user namespace maps every uid to itself (user_namespaces(7), uid_map). */
+    private static boolean inInitialUserNamespace() throws IOException {
+        return Files.readString(Path.of("/proc/self/uid_map")).trim().matches("0\\s+0\\s+4294967295");
     }
 
     private static String namespace(long pid) throws IOException {
@@ -119,7 +129,13 @@ public final class MountNamespace {
             throw new IOException("refusing to make a device node outside a private directory: " + where);
         }
         long dev = ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
-        MountCalls.mknod(where, mode, dev);
+        if (!MountCalls.mknodIfPermitted(where, mode, dev)) {
+            // no device node here: a user namespace (mknod needs CAP_MKNOD in the initial one) or a
+            // container's device cgroup. An empty file of the node's mode stands at its path; the
+            // supervisor opens it by path and answers fstat of what it installs as the node's,
+            // only stat by path differs
+            Files.createFile(where);
+        }
         Files.setPosixFilePermissions(where, java.nio.file.attribute.PosixFilePermissions.fromString(permissions(mode)));
     }
 
