@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
 import io.ibemu.kernel.Errno;
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.emulator.hca.PortAttributes;
 import io.ibemu.emulator.uverbs.ioctl.Bundle;
 

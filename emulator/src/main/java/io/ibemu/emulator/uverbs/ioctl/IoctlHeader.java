@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 
 /**
  * struct ib_uverbs_ioctl_hdr (include/uapi/rdma/rdma_user_ioctl_cmds.h), the argument of

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs.ioctl;
 
-import io.ibemu.emulator.abi.CField;
+import io.ibemu.kernel.CField;
 
 /**
  * One struct ib_uverbs_attr as the caller wrote it, and its place in the caller's array.
