@@ -24,6 +24,7 @@ import io.ibemu.emulator.topology.Topology;
 import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
@@ -56,9 +57,10 @@ final class Daemon implements AutoCloseable {
      * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, boolean rulesOnly, Path superviseStub, Ipoib.Config ipoib) {
+                   List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi,
+                   Ipoib.Config ipoib) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null, null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null);
         }
     }
 
@@ -127,7 +129,7 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
+                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index(), o.kernelAbi());
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -136,7 +138,7 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity())), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi()), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
                 daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
