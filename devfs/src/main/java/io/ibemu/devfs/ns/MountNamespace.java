@@ -95,16 +95,7 @@ public final class MountNamespace {
 
     /** Mounts a private tmpfs at {@code dir} (created privately if missing), for mountpoints and scratch. */
     public static synchronized void workDirectory(Path dir) throws IOException {
-        checkPrivate();
-        Path target = canonical(dir);
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-            requireDirectory(target);
-        } else {
-            makeDirectory(target);
-        }
-        MountCalls.tmpfs(target, 0755, 0, 0);
-        forgetBelow(target);
-        ours.add(target);
+        privateTmpfs(dir, MountCalls.MS_NOSUID);
     }
 
     /**
@@ -113,6 +104,11 @@ public final class MountNamespace {
      * one never reaches a kernel driver (EACCES).
      */
     public static synchronized void nodeDirectory(Path dir) throws IOException {
+        privateTmpfs(dir, MountCalls.MS_NOSUID | MountCalls.MS_NODEV);
+    }
+
+    /** A private tmpfs (0755, root's) at {@code dir}, made privately if missing, with {@code flags}. */
+    private static void privateTmpfs(Path dir, long flags) throws IOException {
         checkPrivate();
         Path target = canonical(dir);
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -120,7 +116,7 @@ public final class MountNamespace {
         } else {
             makeDirectory(target);
         }
-        MountCalls.tmpfs(target, 0755, 0, 0, MountCalls.MS_NOSUID | MountCalls.MS_NODEV);
+        MountCalls.tmpfs(target, 0755, 0, 0, flags);
         forgetBelow(target);
         ours.add(target);
     }

@@ -24,10 +24,11 @@ import io.ibemu.emulator.topology.Topology;
 import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
-import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.sysfstree.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
 import io.ibemu.udev.RulesDirectories;
@@ -55,9 +56,9 @@ final class Daemon implements AutoCloseable {
      * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, boolean rulesOnly, Path superviseStub) {
+                   List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest());
         }
     }
 
@@ -124,7 +125,7 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
+                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index(), o.kernelAbi());
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -133,7 +134,7 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity())), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi()), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes

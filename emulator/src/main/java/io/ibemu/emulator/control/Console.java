@@ -1,5 +1,6 @@
 package io.ibemu.emulator.control;
 
+import io.ibemu.emulator.capture.Capture;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
@@ -8,6 +9,8 @@ import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.TopologyWriter;
+import io.ibemu.emulator.view.Drawing;
+import io.ibemu.emulator.view.Picture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -51,9 +54,18 @@ public final class Console {
               guid NODE PORT GUID             set a port GUID (a switch's ports share one)
               lid NODE PORT LID [LMC]         set a port's LID and LMC (a switch's: port 0)
               dump [NODE]                     every node (or one): ports with state, physical
-                                              state, LID, width, speed, cable; then the fabric as
+                                              state, LID, width, speed, cable, "captured" while a
+                                              capture listens; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
+              counters [NODE]                 every cabled port's PMA counters (or NODE's), a
+                                              line a port: NODE, PORT and NAME=VALUE as perfquery
+                                              names them for each that is not 0, tab-separated
+              drops                           the drop rules in force, a line a port
+              draw [--digest]                 the fabric now as Graphviz DOT: tiers, live cable
+                                              states, LIDs, rates, local HCAs marked (ctl draw
+                                              -o FILE.svg lays it out with dot); --digest: only
+                                              a fingerprint that changes when the drawing does
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
                                               then "NAME (removed)" for a removed HCA whose files
@@ -70,6 +82,12 @@ public final class Console {
                                               guid GUID lid LID STATE/PHYSICAL-STATE
               ports wait active SECONDS       wait until every cabled local port (LinkUp) is
                                               Active, then list them; refused after SECONDS
+              capture NODE/PORT [-c COUNT]    stream every packet crossing the port's cable (both
+                                              ways, MADs and verbs traffic) until COUNT packets or
+                                              the client leaves; ctl writes them as pcap with
+                                              -w FILE (-w - for stdout: ... | tshark -r -), in
+                                              ERF records as ibdump does (-y INFINIBAND: link
+                                              type 247, which Wireshark 4.0 does not read)
               help                            this list
             """;
 
@@ -137,6 +155,22 @@ public final class Console {
                     a.end();
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
+                case "counters" -> counters(a);
+                case "drops" -> {
+                    a.end();
+                    yield drops();
+                }
+                case "draw" -> {
+                    boolean digest = a.more();
+                    if (digest && !a.word("--digest").equals("--digest")) {
+                        throw new ControlException("draw takes only --digest (ctl draw -o FILE lays it out)");
+                    }
+                    a.end();
+                    Picture picture = Picture.of("ibemu fabric", fabric, locals);
+                    // a fingerprint of what the drawing shows, for a watcher that redraws only on change
+                    yield digest ? List.of(String.format("%08x", picture.hashCode()))
+                            : Drawing.dot(picture).lines().toList();
+                }
                 case "objects" -> {
                     a.end();
                     yield objects();
@@ -146,6 +180,8 @@ public final class Console {
                     yield events.get();
                 }
                 case "ports" -> ports(a);
+                case "capture" -> throw new ControlException("capture streams packets: ask for it with "
+                        + "'ibemu ctl capture NODE/PORT -w FILE' (a control connection serves it, not a reply)");
                 case "help", "?" -> HELP.lines().toList();
                 default -> {
                     DaemonCommand c = daemonCommands.get(words.get(0).toLowerCase(Locale.ROOT));
@@ -153,11 +189,49 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, ports, hca, settle or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());
+        }
+    }
+
+    /** The first word of a request whose reply is a stream of packets ({@link #capture}). */
+    public static final String CAPTURE = "capture";
+
+    /**
+     * Starts {@code capture NODE/PORT [-c COUNT]}: the words after "capture". The caller reads
+     * the frames and closes the capture.
+     */
+    public Capture capture(List<String> words) throws ControlException {
+        Args a = new Args(words);
+        String target = a.word("NODE/PORT, e.g. local/1");
+        int slash = target.lastIndexOf('/');
+        if (slash <= 0 || slash == target.length() - 1) {
+            throw new ControlException("'" + target + "' is not NODE/PORT: write the node's id or 0x GUID, a slash, "
+                    + "and a port number, e.g. local/1");
+        }
+        String ref = target.substring(0, slash);
+        Node n = fabric.node(ref).orElseThrow(() -> new ControlException("no node '" + ref + "' in the fabric: "
+                + "give its id as dump lists it or its node GUID as 0x..."));
+        Port p = portOf(n, target.substring(slash + 1));
+        if (p.number() == 0 && n.type() == NodeType.SWITCH) {
+            throw new ControlException("port 0 of \"" + n.id() + "\" is the switch's management port and has no "
+                    + "cable to capture: give a port 1.." + n.portCount());
+        }
+        long count = 0;
+        while (a.more()) {
+            String opt = a.word("an option");
+            if (!opt.equals("-c")) {
+                throw new ControlException("unknown capture option '" + opt + "': expected -c COUNT");
+            }
+            count = a.number("a packet COUNT", 1, Long.MAX_VALUE);
+        }
+        try {
+            return Capture.start(p, count);
+        } catch (IllegalStateException e) {
+            throw new ControlException(e.getMessage() + ": one capture per port at a time");
         }
     }
 
@@ -347,6 +421,44 @@ public final class Console {
         return List.of(p + " lid " + lid + " lmc " + lmc);
     }
 
+    // ---- counters, drops ----
+
+    /** The drop rules set with {@code drop}: one line a port that loses packets. */
+    private List<String> drops() {
+        List<String> out = new ArrayList<>();
+        for (Node n : fabric.nodes()) {
+            for (Port p : n.ports()) {
+                if (p.dropRate() > 0) {
+                    out.add(p + " drops " + percent(p.dropRate()) + (p.dropAttribute() >= 0
+                            ? String.format(" of MADs with attribute 0x%04x", p.dropAttribute()) : " of its packets"));
+                }
+            }
+        }
+        return out;
+    }
+
+    private List<String> counters(Args a) throws ControlException {
+        List<Node> nodes = a.more() ? List.of(a.node()) : fabric.nodes();
+        a.end();
+        List<String> out = new ArrayList<>();
+        for (Node n : nodes) {
+            for (Port p : n.ports()) {
+                if (p.cableEnd().isEmpty()) {
+                    continue;
+                }
+                StringBuilder b = new StringBuilder(n.id()).append('\t').append(p.number());
+                for (Port.Counter c : Port.Counter.values()) {
+                    long v = p.counter(c);
+                    if (v != 0) {
+                        b.append('\t').append(c.perfName()).append('=').append(v);
+                    }
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
     // ---- dump ----
 
     private List<String> dump(Args a) throws ControlException {
@@ -433,6 +545,9 @@ public final class Console {
             s.append(' ').append(p.activeWidth().lanes()).append('x').append(p.activeSpeed());
         }
         p.cableEnd().ifPresent(q -> s.append(" -- ").append(end(q)).append(p.isCut() ? " cut" : ""));
+        if (p.tap() != null) {
+            s.append(" captured");
+        }
         if (p.dropRate() > 0) {
             s.append(" drop ").append(percent(p.dropRate()));
             if (p.dropAttribute() >= 0) {
