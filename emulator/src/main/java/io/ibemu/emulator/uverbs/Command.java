@@ -123,13 +123,14 @@ final class Command {
             return;
         }
         byte[] out = resp.length == length ? resp : Arrays.copyOf(resp, length);
+        if (ioctl != null && address == response && ioctl.has(outAttr)) {
+            ioctl.writeOutput(outAttr, address, out); // copy_to_user, then uverbs_output_written
+            return;
+        }
         try {
             caller.writeMemory(address, out);
         } catch (Errno e) {
             throw Errno.of(Errno.EFAULT);
-        }
-        if (ioctl != null && address == response && ioctl.has(outAttr)) {
-            ioctl.outputWritten(outAttr); // written by copy_to_user: uverbs_output_written
         }
     }
 }

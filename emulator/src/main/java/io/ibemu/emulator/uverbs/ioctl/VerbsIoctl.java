@@ -2,6 +2,9 @@ package io.ibemu.emulator.uverbs.ioctl;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
+
+import java.util.Arrays;
 
 /**
  * RDMA_VERBS_IOCTL on a uverbs file, errno for errno as uverbs_ioctl.c serves it:
@@ -13,6 +16,8 @@ import io.ibemu.kernel.Errno;
 public final class VerbsIoctl {
 
     private static final int PAGE_SIZE = 4096;
+    /** Inputs longer than this are read when used, not ahead (a large one is rare and may fail). */
+    private static final int READ_AHEAD_MAX = 4096;
 
     private VerbsIoctl() {
     }
@@ -70,8 +75,13 @@ public final class VerbsIoctl {
                                 Bundle b) throws Errno {
         byte[] array = numAttrs == 0 ? new byte[0] : b.read(b.userAttrs(), numAttrs * UserAttr.SIZE);
         b.attributes(array);
+        UserAttr[] attrs = new UserAttr[numAttrs];
         for (int i = 0; i < numAttrs; i++) {
-            setAttr(method, UserAttr.decode(array, i), objects, b);
+            attrs[i] = UserAttr.decode(array, i);
+        }
+        readInputsAhead(method, attrs, b);
+        for (UserAttr u : attrs) {
+            setAttr(method, u, objects, b);
         }
         for (AttrSpec a : method.attrs().values()) {
             if (a.mandatory() && !b.has(a.id())) {
@@ -89,6 +99,28 @@ public final class VerbsIoctl {
         }
         if (method.hasUdata() && b.has(AttrSpec.UHW_OUT)) {
             b.setOutput(b.present.get(AttrSpec.UHW_OUT).user());
+        }
+    }
+
+    /**
+     * The pointed-to inputs (PTR_IN past 8 bytes) in one process_vm_readv, before any is checked:
+     * reading has no effect the caller sees, and when one is unreadable each is read again at the
+     * point the kernel copies it, so the errno and its order stay the kernel's.
+     */
+    private static void readInputsAhead(MethodSpec<?> method, UserAttr[] attrs, Bundle b) {
+        long[] at = new long[attrs.length];
+        int[] len = new int[attrs.length];
+        int n = 0;
+        for (UserAttr u : attrs) {
+            AttrSpec spec = method.attrs().get(u.attrId());
+            boolean in = spec != null && (spec.type() == AttrType.PTR_IN || spec.type() == AttrType.ENUM_IN);
+            if (in && !u.inline() && u.len() <= READ_AHEAD_MAX && n < ProcessMemory.IOVECS_MAX) {
+                at[n] = u.data();
+                len[n++] = u.len();
+            }
+        }
+        if (n > 0) {
+            b.readAhead(Arrays.copyOf(at, n), Arrays.copyOf(len, n));
         }
     }
 
