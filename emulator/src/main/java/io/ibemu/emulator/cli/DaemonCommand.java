@@ -67,6 +67,10 @@ final class DaemonCommand implements Callable<Integer> {
             description = "With --udev: the rules of DIR (and of --rules) only, none of the system's (repeatable; implies --udev).")
     List<Path> rulesOnly = new ArrayList<>();
 
+    @Option(names = "--faults", paramLabel = "FILE",
+            description = "Fault rules to arm at start, one a line (# comments); see docs/fault-injection.md.")
+    Path faults;
+
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
     Path superviseStub;
@@ -83,7 +87,7 @@ final class DaemonCommand implements Callable<Integer> {
     /**
      * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
      * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules}, {@code --rules-only},
-     * {@code --supervise-stub}, each with a value, and {@code --udev}), read
+     * {@code --supervise-stub}, {@code --faults}, each with a value, and {@code --udev}), read
      * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
      * start; null for anything else (help, an unknown option, a missing value), which picocli
      * then parses and reports as always.
@@ -114,6 +118,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
+                case "--faults" -> command.faults = Path.of(value);
                 default -> {
                     return null;
                 }
@@ -162,7 +167,7 @@ final class DaemonCommand implements Callable<Integer> {
             List<Path> ruleDirs = new ArrayList<>(rulesOnly);
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -7,6 +7,7 @@ import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fault.Faults;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
@@ -50,7 +51,7 @@ final class Hotplug {
 
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
-                   Path sysTree, Map<String, Map<String, String>> identities) {
+                   Path sysTree, Map<String, Map<String, String>> identities, Faults faults) {
     }
 
     private final Machine m;
@@ -166,7 +167,7 @@ final class Hotplug {
             m.devices().show("issm" + index);
             umads.add(umad);
         }
-        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index());
+        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index(), m.faults());
         m.devices().addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
         m.devices().show("uverbs" + hca.index());
         return new Plugged(hca, umads, uverbs);

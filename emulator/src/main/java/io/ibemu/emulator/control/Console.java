@@ -86,6 +86,11 @@ public final class Console {
                                               -w FILE (-w - for stdout: ... | tshark -r -), in
                                               ERF records as ibdump does (-y INFINIBAND: link
                                               type 247, which Wireshark 4.0 does not read)
+              fault add RULE...               arm a fault rule: key=value words such as
+                                              on=uverbs:CREATE_QP errno=ENOMEM nth=1 (see
+                                              docs/fault-injection.md); prints the rule's id
+              fault list                      every rule, a line each: ID hits=N matched=M RULE
+              fault clear [ID]                remove rule ID, or every rule
               help                            this list
             """;
 
@@ -176,7 +181,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
+                        + "': expected link, node, drop, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, fault or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -1,5 +1,9 @@
 package io.ibemu.emulator.uverbs;
 
+import io.ibemu.emulator.fault.Facts;
+import io.ibemu.emulator.fault.Faults;
+import io.ibemu.emulator.fault.Point;
+
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
@@ -68,21 +72,56 @@ public final class UverbsDevice implements CharDevice {
     }
 
     private final Function<VerbsOwner, HostMemory> memory;
+    /** The instance's fault rules, consulted before each command runs. */
+    final Faults faults;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()));
+        this(hca, index, new Faults());
+    }
+
+    /** Whose commands {@code faults} may fail before they run. */
+    public UverbsDevice(Hca hca, int index, Faults faults) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), faults);
     }
 
     /** With {@code memory} giving each registering process's memory as the HCA reaches it. */
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory) {
+        this(hca, index, memory, new Faults());
+    }
+
+    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, Faults faults) {
         this.hca = hca;
         this.index = index;
         this.memory = memory;
+        this.faults = faults;
+        faults.offer(Point.UVERBS, Commands.verbs());
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
         reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
+    }
+
+    /** What a fault rule may scope a command of {@code caller} by: dev, pid, comm (read once, if asked). */
+    Facts facts(Caller caller) {
+        return new Facts() {
+            private VerbsOwner owner;
+
+            @Override
+            public String get(String key) {
+                if (key.equals("dev")) {
+                    return hca.local().name();
+                }
+                if (owner == null) {
+                    owner = Owners.of(caller);
+                }
+                return switch (key) {
+                    case "pid" -> Integer.toString(owner.pid());
+                    case "comm" -> owner.comm();
+                    default -> null;
+                };
+            }
+        };
     }
 
     HostMemory memoryOf(VerbsOwner owner) {

@@ -8,6 +8,7 @@ import io.ibemu.devfs.device.PollWaiter;
 import io.ibemu.devfs.device.ReadRequest;
 import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.emulator.fault.Point;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.kernel.Errno;
 
@@ -109,6 +110,7 @@ final class UverbsFile implements DeviceFile {
             if (Commands.needsContext(spec)) {
                 requireContext();
             }
+            device.faults.failCall(Point.UVERBS, spec.name(), device.facts(caller));
             spec.handler().run(c);
         } finally {
             running.unlock();

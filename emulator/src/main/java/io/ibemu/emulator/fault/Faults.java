@@ -1,0 +1,171 @@
+package io.ibemu.emulator.fault;
+
+import io.ibemu.kernel.Errno;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The instance's fault rules, each with its id and hit count; the one owner of that state. The
+ * points consult it ({@link #failCall}); `ctl fault` and --faults change it. Every hit is written
+ * to the instance log with the rule's id. A rule's decision depends only on the sequence of events
+ * that match it (its own generator advances once per match), so the same rules against the same
+ * program hit the same events.
+ */
+public final class Faults {
+    private static final System.Logger LOG = System.getLogger(Faults.class.getName());
+
+    private final LongSupplier clock;
+    /** The rules in the order added; copied on change so that a point reads it without a lock. */
+    private volatile List<Armed> rules = List.of();
+    private long nextId = 1; // guarded by this
+    /** The names each named point offers ({@code uverbs}: its commands), to refuse a misspelt one. */
+    private final Map<Point, Set<String>> names = new ConcurrentHashMap<>();
+
+    public Faults() {
+        this(System::nanoTime);
+    }
+
+    /** {@code clock}: nanoseconds, for after= and for=. */
+    public Faults(LongSupplier clock) {
+        this.clock = clock;
+    }
+
+    /** A rule in the table: its id, its counts and its generator. */
+    private final class Armed {
+        final int id;
+        final FaultRule rule;
+        final long addedAt;
+        private final SplittableRandom random;
+        private long matched; // guarded by this
+        private long hits; // guarded by this
+
+        Armed(int id, FaultRule rule) {
+            this.id = id;
+            this.rule = rule;
+            this.addedAt = clock.getAsLong();
+            this.random = new SplittableRandom(rule.seed());
+        }
+
+        /** Whether this matching event is hit: nth, every, prob and count, in that order. */
+        synchronized boolean decide() {
+            long now = clock.getAsLong() - addedAt;
+            long start = rule.after().toNanos();
+            if (now < start || (rule.lasting() != null && now - start >= rule.lasting().toNanos())) {
+                return false;
+            }
+            long k = ++matched;
+            boolean drawn = rule.prob() >= 1 || random.nextDouble() < rule.prob(); // drawn on every match
+            boolean hit = (rule.nth() == 0 || k == rule.nth()) && (rule.every() == 0 || k % rule.every() == 0)
+                    && drawn && (rule.count() == 0 || hits < rule.count());
+            if (hit) {
+                hits++;
+            }
+            return hit;
+        }
+
+        synchronized String line() {
+            return id + " hits=" + hits + " matched=" + matched + " " + rule;
+        }
+    }
+
+    /** The names a named point offers: a rule naming another one is refused. */
+    public void offer(Point point, Set<String> offered) {
+        names.merge(point, Set.copyOf(offered), (a, b) -> {
+            java.util.Set<String> u = new java.util.TreeSet<>(a);
+            u.addAll(b);
+            return Set.copyOf(u);
+        });
+    }
+
+    /** Adds a rule read from {@code text}; its id. */
+    public int add(String text) throws FaultSyntaxException {
+        FaultRule rule = FaultRule.parse(text);
+        Set<String> offered = names.get(rule.point());
+        if (rule.name() != null && offered != null && !offered.contains(rule.name())) {
+            throw new FaultSyntaxException("on=" + rule.point().word() + ":" + rule.name() + " names no "
+                    + rule.point().word() + " call of this emulator: one of " + String.join(", ",
+                    new java.util.TreeSet<>(offered)));
+        }
+        synchronized (this) {
+            int id = (int) nextId++;
+            List<Armed> next = new ArrayList<>(rules);
+            next.add(new Armed(id, rule));
+            rules = List.copyOf(next);
+            LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
+            return id;
+        }
+    }
+
+    /** Each rule as {@code ID hits=N matched=M RULE}, in the order added. */
+    public List<String> list() {
+        return rules.stream().map(Armed::line).toList();
+    }
+
+    /** Removes every rule; how many went. */
+    public synchronized int clear() {
+        int n = rules.size();
+        rules = List.of();
+        return n;
+    }
+
+    /** Removes rule {@code id}; false if there is none. */
+    public synchronized boolean clear(int id) {
+        List<Armed> next = new ArrayList<>(rules);
+        boolean removed = next.removeIf(a -> a.id == id);
+        rules = List.copyOf(next);
+        return removed;
+    }
+
+    /**
+     * The fault point of a call (a uverbs command): throws the errno of the first rule
+     * that hits it, before the call has changed anything. {@code name}: the call's kernel name; an
+     * extended uverbs command (EX_CREATE_QP) is the same verb as its plain one.
+     */
+    public void failCall(Point point, String name, Facts facts) throws Errno {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return;
+        }
+        for (Armed a : now) {
+            FaultRule r = a.rule;
+            if (r.point() == point && names(r, name) && scoped(r, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit {1}:{2}{3}: errno {4}", a.id, point.word(), name,
+                        describe(r, facts), FaultRule.errnoName(r.errno()));
+                throw Errno.of(r.errno());
+            }
+        }
+    }
+
+    private static boolean names(FaultRule r, String name) {
+        return r.name() == null || r.name().equals(name) || ("EX_" + r.name()).equals(name);
+    }
+
+    private static boolean scoped(FaultRule r, Facts facts) {
+        for (Map.Entry<String, String> e : r.scope().entrySet()) {
+            if (!e.getValue().equals(facts.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The event's facts the log line names: pid and comm when known. */
+    private static String describe(FaultRule r, Facts facts) {
+        StringBuilder b = new StringBuilder();
+        for (String k : new String[] {"dev", "port", "pid", "comm"}) {
+            if (r.point().scopes.contains(k)) {
+                String v = facts.get(k);
+                if (v != null) {
+                    b.append(' ').append(k).append('=').append(v);
+                }
+            }
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,40 @@
+package io.ibemu.emulator.fault;
+
+import java.util.Set;
+
+/**
+ * Where a rule acts ({@code on=}): each point with the scoping keys its events carry and the
+ * effects it can apply, declared once. A point not listed here is refused by the parser rather
+ * than accepted and never hit.
+ */
+public enum Point {
+    /** A uverbs write command or ioctl method, by its kernel name, before its handler runs. */
+    UVERBS("uverbs", true, Set.of("dev", "pid", "comm"), Set.of("errno"));
+
+    /** The word after {@code on=}. */
+    final String word;
+    /** Whether the point takes {@code :NAME} ({@code uverbs:CREATE_QP}). */
+    final boolean named;
+    final Set<String> scopes;
+    final Set<String> effects;
+
+    Point(String word, boolean named, Set<String> scopes, Set<String> effects) {
+        this.word = word;
+        this.named = named;
+        this.scopes = scopes;
+        this.effects = effects;
+    }
+
+    public String word() {
+        return word;
+    }
+
+    static Point of(String word) {
+        for (Point p : values()) {
+            if (p.word.equals(word)) {
+                return p;
+            }
+        }
+        return null;
+    }
+}
