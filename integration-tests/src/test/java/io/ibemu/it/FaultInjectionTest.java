@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,7 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Fault rules seen by unmodified programs: a --faults rule that fails ibv_rc_pingpong's QP
  * creation once, a pid-scoped rule that fails one process and not another, pyverbs seeing ENOMEM
  * from its third MR registration only, and malformed rules refused with one line, changing nothing.
+ * The --faults rule counts every ibv_rc_pingpong of the instance: its test runs first.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FaultInjectionTest {
     static final Duration TIMEOUT = Duration.ofSeconds(180);
     static Ibemu ib;
@@ -41,6 +46,7 @@ class FaultInjectionTest {
     }
 
     @Test
+    @Order(1)
     void createQpFailsOnceUnderTheStartRuleAndThePingpongThenRuns() {
         Result failed = ib.exec(TIMEOUT, "ibv_rc_pingpong", "-d", "ibemu0", "-g", "0", "-p",
                 Integer.toString(Loopback.freePort()));
@@ -75,6 +81,42 @@ class FaultInjectionTest {
         Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_fault_mr.py");
         Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), Ibemu.script().toString(), ib.name(),
                 "ibemu1"));
+    }
+
+    /** Debian's python3-pyverbs: src/test/python/pyverbs_fault_wc_event.py. */
+    @Test
+    void injectedCompletionStatusesAndAsyncEventsReachPyverbs() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_fault_wc_event.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), Ibemu.script().toString(), ib.name()));
+    }
+
+    @Test
+    void ibvRcPingpongReportsTheInjectedCompletionStatus() {
+        String id = ctl("fault", "add", "on=wc", "dev=ibemu1", "status=RETRY_EXC_ERR", "count=1").assertOk().stdout().strip();
+        try {
+            rcPingpongFailsWithRetryExceeded(id);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    private static void rcPingpongFailsWithRetryExceeded(String id) {
+        int port = Loopback.freePort();
+        // the client's first SEND fails; its server then waits for nothing and is ended once the client is done
+        String script = String.join("\n",
+                "out=$(mktemp -d)",
+                "ibv_rc_pingpong -d ibemu0 -g 0 -p " + port + " -n 5 > $out/server 2>&1 &",
+                "srv=$!",
+                Loopback.awaitListening(port, "srv"),
+                "ibv_rc_pingpong -d ibemu1 -g 0 -p " + port + " -n 5 localhost > $out/client 2>&1",
+                "c=$?",
+                "kill $srv 2>/dev/null; wait $srv",
+                "echo \"== client ($c)\"; cat $out/client",
+                "rm -rf $out");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
+        assertTrue(r.stdout().contains("== client (1)"), r.toString());
+        assertTrue(r.stdout().contains("Failed status transport retry counter exceeded (12) for wr_id"), r.toString());
+        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
     }
 
     @Test

@@ -130,7 +130,7 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index(), daemon.faults);
+                UverbsDevice uverbs = new UverbsDevice(daemon.faults.attach(new Hca(hca, fabric, daemon.link)), hca.index(), daemon.faults);
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }

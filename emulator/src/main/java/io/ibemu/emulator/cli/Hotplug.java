@@ -167,7 +167,7 @@ final class Hotplug {
             m.devices().show("issm" + index);
             umads.add(umad);
         }
-        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index(), m.faults());
+        UverbsDevice uverbs = new UverbsDevice(m.faults().attach(new Hca(hca, m.fabric(), m.link())), hca.index(), m.faults());
         m.devices().addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
         m.devices().show("uverbs" + hca.index());
         return new Plugged(hca, umads, uverbs);

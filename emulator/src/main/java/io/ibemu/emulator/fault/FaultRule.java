@@ -1,5 +1,8 @@
 package io.ibemu.emulator.fault;
 
+import io.ibemu.emulator.hca.AsyncEvent;
+import io.ibemu.emulator.hca.WcStatus;
+import io.ibemu.emulator.hca.WrOpcode;
 import io.ibemu.kernel.Errno;
 
 import java.lang.reflect.Field;
@@ -31,9 +34,12 @@ import java.util.regex.Pattern;
  * @param after  matching starts this long after the rule was added
  * @param lasting matching stops this long after it started ({@code for=}), null for ever
  * @param errno  the errno a failed call returns, 0 for none
+ * @param status the completion status a work request gets (ibv_wc_status), -1 for none
+ * @param event  the asynchronous event raised, null for none
  */
 public record FaultRule(Point point, String name, Map<String, String> scope, long nth, long every, double prob,
-                        long seed, long count, Duration after, Duration lasting, int errno) {
+                        long seed, long count, Duration after, Duration lasting, int errno, int status,
+                        AsyncEvent.Type event) {
 
     /** Every key of the grammar, so that a key the point does not take is told apart from a typo. */
     private static final Set<String> WHERE = Set.of("dev", "port", "node", "link", "pid", "comm", "qpn", "opcode",
@@ -42,9 +48,13 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
     /** Points of the grammar this emulator does not serve yet: refused with that said. */
-    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "mad", "packet", "wc", "event", "link");
+    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "mad", "packet", "link");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(us|ms|s|m)");
-    private static final Map<String, Integer> ERRNOS = errnos();
+    private static final Map<String, Integer> ERRNOS = constants(Errno.class, "E");
+    /** ibv_wc_status by name; SUCCESS is no fault. */
+    private static final Map<String, Integer> STATUSES = without(constants(WcStatus.class, ""), "SUCCESS");
+    /** ibv_wr_opcode by name, for opcode=. */
+    private static final Map<String, Integer> OPCODES = without(constants(WrOpcode.class, ""), "FLAG_");
 
     public FaultRule {
         scope = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(scope));
@@ -146,11 +156,43 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             }
             errno = code;
         }
-        if (point.effects.contains("errno") && errno == 0) {
-            throw new FaultSyntaxException("on=" + point.word + " needs an effect: errno=E, e.g. errno=ENOMEM");
+        int status = -1;
+        if (pairs.containsKey("status")) {
+            String v = value(pairs, "status").toUpperCase(Locale.ROOT);
+            Integer code = STATUSES.get(v.startsWith("IBV_WC_") ? v.substring(7) : v);
+            if (code == null) {
+                throw new FaultSyntaxException("status=" + value(pairs, "status") + " is no error completion status: one of "
+                        + String.join(", ", STATUSES.keySet()));
+            }
+            status = code;
+        }
+        AsyncEvent.Type event = null;
+        if (pairs.containsKey("event")) {
+            String v = value(pairs, "event").toUpperCase(Locale.ROOT);
+            try {
+                event = AsyncEvent.Type.valueOf(v.startsWith("IBV_EVENT_") ? v.substring(10) : v);
+            } catch (IllegalArgumentException e) {
+                throw new FaultSyntaxException("event=" + value(pairs, "event") + " is no asynchronous event: one of "
+                        + String.join(", ", java.util.Arrays.stream(AsyncEvent.Type.values()).map(Enum::name).toList()));
+            }
+        }
+        if (errno == 0 && status < 0 && event == null) {
+            throw new FaultSyntaxException("on=" + point.word + " needs an effect: " + switch (point) {
+                case UVERBS -> "errno=E, e.g. errno=ENOMEM";
+                case WC -> "status=S, e.g. status=RETRY_EXC_ERR";
+                case EVENT -> "event=T, e.g. event=QP_FATAL";
+            });
+        }
+        if (point.once) {
+            for (String k : WHEN) {
+                if (pairs.containsKey(k)) {
+                    throw new FaultSyntaxException(k + "= does not apply to on=" + point.word
+                            + ": it acts once, when the rule is added");
+                }
+            }
         }
         return new FaultRule(point, name, scope, nth, every, prob, seed, count, after == null ? Duration.ZERO : after,
-                lasting, errno);
+                lasting, errno, status, event);
     }
 
     /** The rule in its canonical words: what {@link #parse} reads back to an equal rule. */
@@ -161,6 +203,12 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         scope.forEach((k, v) -> w.add(k + "=" + v));
         if (errno != 0) {
             w.add("errno=" + errnoName(errno));
+        }
+        if (status >= 0) {
+            w.add("status=" + statusName(status));
+        }
+        if (event != null) {
+            w.add("event=" + event.name());
         }
         if (nth != 0) {
             w.add("nth=" + nth);
@@ -186,13 +234,35 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
 
     /** The errno's name as errno(3) spells it. */
     public static String errnoName(int code) {
-        return ERRNOS.entrySet().stream().filter(e -> e.getValue() == code).map(Map.Entry::getKey).findFirst()
+        return nameOf(ERRNOS, code);
+    }
+
+    /** The completion status's name as ibv_wc_status spells it, without IBV_WC_. */
+    public static String statusName(int code) {
+        return nameOf(STATUSES, code);
+    }
+
+    /** The work request opcode's name as ibv_wr_opcode spells it, without IBV_WR_. */
+    public static String opcodeName(int code) {
+        return nameOf(OPCODES, code);
+    }
+
+    private static String nameOf(Map<String, Integer> names, int code) {
+        return names.entrySet().stream().filter(e -> e.getValue() == code).map(Map.Entry::getKey).findFirst()
                 .orElse(Integer.toString(code));
     }
 
     private static String where(String key, String value) throws FaultSyntaxException {
         return switch (key) {
             case "pid", "port", "qpn" -> Long.toString(integer(key, value, 0));
+            case "opcode" -> {
+                String o = value.toUpperCase(Locale.ROOT);
+                if (!OPCODES.containsKey(o)) {
+                    throw new FaultSyntaxException("opcode=" + value + " is no work request opcode: one of "
+                            + String.join(", ", OPCODES.keySet()));
+                }
+                yield o;
+            }
             default -> value;
         };
     }
@@ -270,11 +340,11 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         return m;
     }
 
-    /** The errno names from the kernel module's one table of them. */
-    private static Map<String, Integer> errnos() {
+    /** The public int constants of {@code holder} whose names start with {@code prefix}: one table, read as data. */
+    private static Map<String, Integer> constants(Class<?> holder, String prefix) {
         Map<String, Integer> m = new TreeMap<>();
-        for (Field f : Errno.class.getFields()) {
-            if (f.getType() == int.class && Modifier.isStatic(f.getModifiers()) && f.getName().startsWith("E")) {
+        for (Field f : holder.getFields()) {
+            if (f.getType() == int.class && Modifier.isStatic(f.getModifiers()) && f.getName().startsWith(prefix)) {
                 try {
                     m.put(f.getName(), f.getInt(null));
                 } catch (IllegalAccessException e) {
@@ -283,5 +353,11 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             }
         }
         return java.util.Collections.unmodifiableMap(m);
+    }
+
+    private static Map<String, Integer> without(Map<String, Integer> m, String prefix) {
+        Map<String, Integer> kept = new TreeMap<>(m);
+        kept.keySet().removeIf(k -> k.startsWith(prefix));
+        return java.util.Collections.unmodifiableMap(kept);
     }
 }

@@ -1,5 +1,8 @@
 package io.ibemu.emulator.fault;
 
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QueuePair;
+import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
@@ -24,6 +27,9 @@ public final class Faults {
     /** The rules in the order added; copied on change so that a point reads it without a lock. */
     private volatile List<Armed> rules = List.of();
     private long nextId = 1; // guarded by this
+    /** The local HCAs by device name, for on=wc and on=event. */
+    private final Map<String, Hca> hcas = new ConcurrentHashMap<>();
+
     /** The names each named point offers ({@code uverbs}: its commands), to refuse a misspelt one. */
     private final Map<Point, Set<String>> names = new ConcurrentHashMap<>();
 
@@ -83,23 +89,95 @@ public final class Faults {
         });
     }
 
-    /** Adds a rule read from {@code text}; its id. */
+    /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */
+    public Hca attach(Hca hca) {
+        hcas.put(hca.local().name(), hca);
+        hca.completionFault((qp, wr, status) -> completion(hca, qp, wr, status));
+        return hca;
+    }
+
+    /** Adds a rule read from {@code text}; its id. An on=event rule raises its event now, or is refused. */
     public int add(String text) throws FaultSyntaxException {
         FaultRule rule = FaultRule.parse(text);
+        Hca target = rule.point() == Point.EVENT || rule.point() == Point.WC ? hca(rule) : null;
         Set<String> offered = names.get(rule.point());
         if (rule.name() != null && offered != null && !offered.contains(rule.name())) {
             throw new FaultSyntaxException("on=" + rule.point().word() + ":" + rule.name() + " names no "
                     + rule.point().word() + " call of this emulator: one of " + String.join(", ",
                     new java.util.TreeSet<>(offered)));
         }
+        int id;
         synchronized (this) {
-            int id = (int) nextId++;
-            List<Armed> next = new ArrayList<>(rules);
-            next.add(new Armed(id, rule));
-            rules = List.copyOf(next);
-            LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
-            return id;
+            id = (int) nextId++;
         }
+        Armed armed = new Armed(id, rule);
+        if (rule.point() == Point.EVENT) {
+            raise(armed, target);
+        }
+        synchronized (this) {
+            List<Armed> next = new ArrayList<>(rules);
+            next.add(armed);
+            rules = List.copyOf(next);
+        }
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
+        return id;
+    }
+
+    /** The HCA a rule names with dev=, or the only one. */
+    private Hca hca(FaultRule rule) throws FaultSyntaxException {
+        String dev = rule.scope().get("dev");
+        if (dev != null) {
+            Hca h = hcas.get(dev);
+            if (h == null) {
+                throw new FaultSyntaxException("dev=" + dev + " is no local HCA: one of " + String.join(", ",
+                        new java.util.TreeSet<>(hcas.keySet())));
+            }
+            return h;
+        }
+        if (rule.point() == Point.EVENT && hcas.size() != 1) {
+            throw new FaultSyntaxException("on=event needs dev=NAME: this instance has " + hcas.size()
+                    + " local HCAs (" + String.join(", ", new java.util.TreeSet<>(hcas.keySet())) + ")");
+        }
+        return rule.point() == Point.EVENT ? hcas.values().iterator().next() : null;
+    }
+
+    /** on=event: the event, raised once; the rule then stays listed with its one hit. */
+    private void raise(Armed armed, Hca hca) throws FaultSyntaxException {
+        FaultRule r = armed.rule;
+        String qpn = r.scope().get("qpn");
+        String port = r.scope().get("port");
+        try {
+            hca.raise(r.event(), qpn == null ? -1 : Integer.parseInt(qpn), port == null ? 1 : Integer.parseInt(port));
+        } catch (IllegalArgumentException e) {
+            throw new FaultSyntaxException(r.event() + " cannot be raised: " + e.getMessage()
+                    + (qpn == null && e.getMessage().contains("no QP") ? " (give the QP with qpn=N)" : ""));
+        }
+        armed.decide();
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} raised {1} on {2}{3}{4}", armed.id, r.event(),
+                hca.local().name(), qpn == null ? "" : " qpn=" + qpn, port == null ? "" : " port=" + port);
+    }
+
+    /** The fault point of a send completion (under the model lock): the status of the first rule that hits it. */
+    private int completion(Hca hca, QueuePair qp, SendWorkRequest wr, int status) {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return status;
+        }
+        Facts facts = key -> switch (key) {
+            case "dev" -> hca.local().name();
+            case "qpn" -> Integer.toString(qp.qpNum());
+            case "opcode" -> FaultRule.opcodeName(wr.opcode());
+            default -> null;
+        };
+        for (Armed a : now) {
+            if (a.rule.point() == Point.WC && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc dev={1} qpn={2} opcode={3} wr_id={4}: status {5}",
+                        a.id, hca.local().name(), qp.qpNum(), FaultRule.opcodeName(wr.opcode()),
+                        Long.toUnsignedString(wr.wrId()), FaultRule.statusName(a.rule.status()));
+                return a.rule.status();
+            }
+        }
+        return status;
     }
 
     /** Each rule as {@code ID hits=N matched=M RULE}, in the order added. */

@@ -9,18 +9,25 @@ import java.util.Set;
  */
 public enum Point {
     /** A uverbs write command or ioctl method, by its kernel name, before its handler runs. */
-    UVERBS("uverbs", true, Set.of("dev", "pid", "comm"), Set.of("errno"));
+    UVERBS("uverbs", true, false, Set.of("dev", "pid", "comm"), Set.of("errno")),
+    /** A send work request's completion, as the requester finishes it. */
+    WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
+    /** An asynchronous event, raised once when the rule is added. */
+    EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event"));
 
     /** The word after {@code on=}. */
     final String word;
     /** Whether the point takes {@code :NAME} ({@code uverbs:CREATE_QP}). */
     final boolean named;
+    /** Whether the rule acts once, when added, rather than on events that match it. */
+    final boolean once;
     final Set<String> scopes;
     final Set<String> effects;
 
-    Point(String word, boolean named, Set<String> scopes, Set<String> effects) {
+    Point(String word, boolean named, boolean once, Set<String> scopes, Set<String> effects) {
         this.word = word;
         this.named = named;
+        this.once = once;
         this.scopes = scopes;
         this.effects = effects;
     }

@@ -31,6 +31,19 @@ class FaultRuleTest {
     }
 
     @Test
+    void readsCompletionAndEventRules() throws Exception {
+        FaultRule wc = FaultRule.parse("on=wc dev=ibemu0 qpn=0x11 opcode=send status=ibv_wc_rem_access_err count=1");
+        assertEquals(Point.WC, wc.point());
+        assertEquals(10, wc.status());
+        assertEquals("17", wc.scope().get("qpn"));
+        assertEquals("SEND", wc.scope().get("opcode"));
+        assertEquals(wc, FaultRule.parse(wc.toString()));
+        FaultRule ev = FaultRule.parse("on=event dev=ibemu1 qpn=20 event=qp_fatal");
+        assertEquals(io.ibemu.emulator.hca.AsyncEvent.Type.QP_FATAL, ev.event());
+        assertEquals(ev, FaultRule.parse(ev.toString()));
+    }
+
+    @Test
     void probabilityAsFractionOrPercent() throws Exception {
         assertEquals(0.2, FaultRule.parse("on=uverbs:POST_SEND errno=EIO prob=20% seed=7").prob(), 1e-12);
         assertEquals(0.25, FaultRule.parse("on=uverbs:POLL_CQ errno=EAGAIN prob=0.25").prob(), 1e-12);
@@ -60,6 +73,13 @@ class FaultRuleTest {
             {"on=umad:write errno=EIO", "not served yet"},
             {"on=teleport errno=EIO", "unknown point 'teleport'"},
             {"on=packet drop", "not served yet"},
+            {"on=wc status=SUCCESS", "no error completion status"},
+            {"on=wc", "needs an effect: status="},
+            {"on=wc status=RETRY_EXC_ERR opcode=JUMP", "no work request opcode"},
+            {"on=wc status=RETRY_EXC_ERR pid=3", "pid= does not apply to on=wc"},
+            {"on=event event=QP_EXPLODED", "no asynchronous event"},
+            {"on=event event=QP_FATAL qpn=1 nth=1", "acts once, when the rule is added"},
+            {"on=event:QP_FATAL event=QP_FATAL", "takes no ':NAME'"},
             {"on=uverbs:CREATE-QP errno=EIO", "is not a name"},
         };
         for (String[] c : cases) {
@@ -75,7 +95,7 @@ class FaultRuleTest {
         String[] vocabulary = {"on=uverbs:CREATE_QP", "on=uverbs:", "on=umad:write", "on=umad", "on=", "on=mad",
             "errno=ENOMEM", "errno=EIO", "errno=12", "nth=1", "nth=-1", "every=3", "prob=0.5", "prob=50%", "prob=0",
             "seed=1", "seed=-9", "count=2", "after=1s", "for=10ms", "for=1h", "pid=1", "pid=x", "comm=a", "dev=ibemu0",
-            "port=1", "drop", "=", "==", "x=y", "nth=99999999999999999999", "on=uverbs:REG_MR", "\u00e9=1", "#", "prob=NaN"};
+            "port=1", "drop", "on=wc", "on=event", "status=RETRY_EXC_ERR", "event=PORT_ERR", "qpn=0x12", "opcode=SEND", "=", "==", "x=y", "nth=99999999999999999999", "on=uverbs:REG_MR", "\u00e9=1", "#", "prob=NaN"};
         Random random = new Random(24);
         for (int i = 0; i < 20_000; i++) {
             StringBuilder b = new StringBuilder();

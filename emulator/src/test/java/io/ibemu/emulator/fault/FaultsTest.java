@@ -119,6 +119,16 @@ class FaultsTest {
     }
 
     @Test
+    void anEventRuleNeedsItsTargetAndIsRefusedWholeWithout() {
+        Faults f = new Faults();
+        FaultSyntaxException e = assertThrows(FaultSyntaxException.class, () -> f.add("on=event event=PORT_ERR"));
+        assertTrue(e.getMessage().contains("needs dev=NAME"), e.getMessage());
+        e = assertThrows(FaultSyntaxException.class, () -> f.add("on=wc dev=mlx5_0 status=RETRY_EXC_ERR"));
+        assertTrue(e.getMessage().contains("dev=mlx5_0 is no local HCA"), e.getMessage());
+        assertEquals(List.of(), f.list());
+    }
+
+    @Test
     void controlAddsListsAndClears() throws Exception {
         Faults f = new Faults();
         FaultControl c = new FaultControl(f);
