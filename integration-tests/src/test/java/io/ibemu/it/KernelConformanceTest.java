@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class KernelConformanceTest {
     static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "umad_fd", "umad_kill", "issm", "umad_rmpp",
-            "umad_libibumad", "uverbs_abi", "fuzz");
+            "umad_libibumad", "uverbs_abi", "uverbs_ioctl", "fuzz");
 
     static final Map<String, Result> kernelRuns = new LinkedHashMap<>();
     static final Map<String, Result> ibemuRuns = new LinkedHashMap<>();
@@ -45,7 +45,7 @@ class KernelConformanceTest {
     @BeforeAll
     static void runBoth() throws IOException {
         List<String> argv = new ArrayList<>(List.of(Ibemu.root().resolve("scripts/kernel-vm").toString(),
-                "--timeout", "900", "--step-timeout", "240", "--out"));
+                "--timeout", "900", "--step-timeout", "240", "--env", "PROBE_WATCHDOG=off", "--out"));
         Path out = Ibemu.targetDir().resolve("kernel-vm-out");
         argv.add(out.toString());
         for (String p : PROBES) {

@@ -1,5 +1,6 @@
 package io.ibemu.devfs.supervise;
 
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.devfs.device.IoctlResult;
 import io.ibemu.devfs.device.MessageFile;
 import io.ibemu.devfs.device.ReadRequest;
@@ -372,13 +373,18 @@ final class SocketFileCalls {
      */
     void ioctl(Notification n) throws Errno {
         long[] a = n.args();
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        // a device file the range carries as a socket (umad), or a FUSE file of the range
+        // (uverbs), which is served here too so that its ioctl can install descriptors
+        DeviceFile file = found instanceof SocketFile s ? s.file : found instanceof NodeFile f ? f.file : null;
         int cmd = (int) a[1];
-        if (s == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
+        if (file == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
             listener.proceed(n);
             return;
         }
-        supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        if (found instanceof SocketFile) {
+            supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        }
         int dir = cmd >>> 30;
         int size = (cmd >>> 16) & 0x3fff;
         byte[] in = new byte[0];
@@ -392,7 +398,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
+            result = file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

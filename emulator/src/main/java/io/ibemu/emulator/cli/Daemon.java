@@ -27,6 +27,7 @@ import io.ibemu.emulator.topology.Topology;
 import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
@@ -55,12 +56,12 @@ final class Daemon implements AutoCloseable {
 
     /**
      * {@code presetSubnet}: --sm preset; {@code udev}: apply the rules to every event; {@code rules}: these
-     * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them); {@code faults}: the --faults file or null.
+     * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, boolean rulesOnly, Path superviseStub, Path faults) {
+                   List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi, Path faults) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null, null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null);
         }
     }
 
@@ -130,7 +131,8 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(daemon.faults.attach(new Hca(hca, fabric, daemon.link)), hca.index(), daemon.faults);
+                UverbsDevice uverbs = new UverbsDevice(daemon.faults.attach(new Hca(hca, fabric, daemon.link)), hca.index(), o.kernelAbi(),
+                        daemon.faults);
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -139,7 +141,7 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), daemon.faults), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes

@@ -1,5 +1,7 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.emulator.uverbs.KernelAbi;
+
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
@@ -56,6 +58,12 @@ final class DaemonCommand implements Callable<Integer> {
                     + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
     String backend = "fuse";
 
+    @Option(names = "--kernel-abi", paramLabel = "write-only|5.4|6.1",
+            description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
+                    + "libibverbs uses write() for everything), or a release's ioctl objects and methods "
+                    + "(default: the newest, or IBEMU_KERNEL_ABI).")
+    String kernelAbi = System.getenv().getOrDefault("IBEMU_KERNEL_ABI", "");
+
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
 
@@ -87,7 +95,7 @@ final class DaemonCommand implements Callable<Integer> {
     /**
      * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
      * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules}, {@code --rules-only},
-     * {@code --supervise-stub}, {@code --faults}, each with a value, and {@code --udev}), read
+     * {@code --supervise-stub}, each with a value, and {@code --udev}), read
      * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
      * start; null for anything else (help, an unknown option, a missing value), which picocli
      * then parses and reports as always.
@@ -115,6 +123,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--sm" -> command.sm = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
+                case "--kernel-abi" -> command.kernelAbi = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
@@ -135,6 +144,13 @@ final class DaemonCommand implements Callable<Integer> {
         }
         if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
             System.err.println("ibemu: --umad-transport " + umadTransport + ": socket or fuse");
+            return 2;
+        }
+        KernelAbi abi;
+        try {
+            abi = kernelAbi.isEmpty() ? KernelAbi.newest() : KernelAbi.named(kernelAbi);
+        } catch (IllegalArgumentException e) {
+            System.err.println("ibemu: " + e.getMessage() + " (IBEMU_KERNEL_ABI sets the default)");
             return 2;
         }
         System.setProperty(Supervisor.MESSAGE_TRANSPORT, umadTransport);
@@ -167,7 +183,7 @@ final class DaemonCommand implements Callable<Integer> {
             List<Path> ruleDirs = new ArrayList<>(rulesOnly);
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, faults));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -1,18 +1,18 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.fault.Facts;
-import io.ibemu.emulator.fault.Faults;
-import io.ibemu.emulator.fault.Point;
-
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.emulator.fault.Facts;
+import io.ibemu.emulator.fault.Faults;
+import io.ibemu.emulator.fault.Point;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
@@ -72,38 +72,81 @@ public final class UverbsDevice implements CharDevice {
     }
 
     private final Function<VerbsOwner, HostMemory> memory;
-    /** The instance's fault rules, consulted before each command runs. */
-    final Faults faults;
+    /** The instance's fault rules, consulted before each command or method acts. */
+    private final Faults faults;
+    /** The ioctl tree the device serves; null for a write()-only kernel. */
+    private final Uapi<UverbsFile> uapi;
+    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver id ioctl headers must carry. */
+    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
-        this(hca, index, new Faults());
+        this(hca, index, KernelAbi.newest());
     }
 
-    /** Whose commands {@code faults} may fail before they run. */
-    public UverbsDevice(Hca hca, int index, Faults faults) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), faults);
+    /** The device of {@code hca} presenting {@code abi}'s verbs ABI. */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi);
     }
 
     /** With {@code memory} giving each registering process's memory as the HCA reaches it. */
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory) {
-        this(hca, index, memory, new Faults());
+        this(hca, index, memory, KernelAbi.newest());
     }
 
-    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, Faults faults) {
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
+        this(hca, index, memory, abi, new Faults());
+    }
+
+    /** The device presenting {@code abi}, whose commands and methods {@code faults} may fail before they act. */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi, Faults faults) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, faults);
+    }
+
+    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi, Faults faults) {
+        this.uapi = abi.tree();
+        this.faults = faults;
+        faults.offer(Point.UVERBS, verbs(uapi));
         this.hca = hca;
         this.index = index;
         this.memory = memory;
-        this.faults = faults;
-        faults.offer(Point.UVERBS, Commands.verbs());
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
         reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
     }
 
-    /** What a fault rule may scope a command of {@code caller} by: dev, pid, comm (read once, if asked). */
-    Facts facts(Caller caller) {
+    /**
+     * The ioctl methods that are the verbs of write commands, by the write command's name: what a
+     * fault rule names, whichever path libibverbs takes (rdma-core's execute_cmd_write or ioctl).
+     */
+    private static final Map<String, String> SAME_VERB = Map.of("CQ_CREATE", "CREATE_CQ", "CQ_DESTROY", "DESTROY_CQ",
+            "QP_DESTROY", "DESTROY_QP", "SRQ_DESTROY", "DESTROY_SRQ", "PD_DESTROY", "DEALLOC_PD", "AH_DESTROY",
+            "DESTROY_AH", "MR_DESTROY", "DEREG_MR", "MW_DESTROY", "DEALLOC_MW", "XRCD_DESTROY", "CLOSE_XRCD");
+
+    /**
+     * The fault point of every command and method, checked after the request was read and before
+     * anything changes (INVOKE_WRITE is checked as the write command it carries).
+     */
+    void admit(String name, Caller caller) throws Errno {
+        if (!name.equals("INVOKE_WRITE")) {
+            faults.failCall(Point.UVERBS, SAME_VERB.getOrDefault(name, name), facts(caller));
+        }
+    }
+
+    /** The names rules may use: the write commands (an extended one as its plain verb) and the ioctl methods. */
+    private static java.util.Set<String> verbs(Uapi<UverbsFile> uapi) {
+        java.util.Set<String> names = new java.util.TreeSet<>(Commands.verbs());
+        if (uapi != null) {
+            uapi.objects().values().forEach(o -> o.methods().values()
+                    .forEach(m -> names.add(SAME_VERB.getOrDefault(m.name(), m.name()))));
+        }
+        names.remove("INVOKE_WRITE");
+        return names;
+    }
+
+    /** What a fault rule may scope a call of {@code caller} by: dev, pid, comm (read once, if asked). */
+    private Facts facts(Caller caller) {
         return new Facts() {
             private VerbsOwner owner;
 
@@ -124,6 +167,15 @@ public final class UverbsDevice implements CharDevice {
         };
     }
 
+    /** The ioctl tree, or null when the device serves write() only. */
+    Uapi<UverbsFile> uapi() {
+        return uapi;
+    }
+
+    long driverId() {
+        return DRIVER_ID;
+    }
+
     HostMemory memoryOf(VerbsOwner owner) {
         return memory.apply(owner);
     }
@@ -138,7 +190,7 @@ public final class UverbsDevice implements CharDevice {
             for (UverbsFile f : files) {
                 UverbsFile.Context c = f.context();
                 if (c != null) {
-                    c.asyncEvents().asyncEvent(port, type, null);
+                    c.asyncEvent(port, type, null);
                 }
             }
             return;
@@ -147,7 +199,7 @@ public final class UverbsDevice implements CharDevice {
         if (o != null) {
             UverbsFile.Context c = o.file().context();
             if (c != null) {
-                c.asyncEvents().asyncEvent(o.object().userHandle(), type, o.object());
+                c.asyncEvent(o.object().userHandle(), type, o.object());
             }
         }
     }
