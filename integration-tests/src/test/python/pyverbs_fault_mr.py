@@ -5,6 +5,8 @@
 Arms `on=uverbs:REG_MR errno=ENOMEM nth=3 pid=<this process>` with `LAUNCHER ctl --name INSTANCE
 fault add`, then registers five MRs on DEVICE: the third fails with ENOMEM, the others succeed,
 and the failed one left nothing behind (the next registration still works, the lkeys differ).
+Then `on=uverbs:CREATE_CQ errno=EAGAIN nth=1`: libibverbs creates the CQ by ioctl (CQ_CREATE), and
+the rule names the verb whichever path it takes.
 """
 import errno
 import os
@@ -12,6 +14,7 @@ import subprocess
 import sys
 
 import pyverbs.enums as e
+from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
@@ -42,6 +45,21 @@ def main(launcher, instance, device):
                             capture_output=True, text=True).stdout
     line = [ln for ln in listed.splitlines() if ln.startswith(rid + " ")]
     check(len(line) == 1 and " hits=1 matched=5 " in line[0], "fault list: one hit in five matches", listed)
+    subprocess.run([launcher, "ctl", "--name", instance, "fault", "clear", rid], check=True,
+                   stdout=subprocess.DEVNULL)
+
+    # libibverbs creates CQs by the ioctl method CQ_CREATE: the same verb as the write command CREATE_CQ
+    rule = f"on=uverbs:CREATE_CQ errno=EAGAIN nth=1 pid={os.getpid()}"
+    rid = subprocess.run([launcher, "ctl", "--name", instance, "fault", "add", rule], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    try:
+        CQ(ctx, 8, None, None, 0)
+        check(False, "the first CQ creation fails with EAGAIN", "it succeeded")
+    except PyverbsRDMAError as ex:
+        check(ex.error_code == errno.EAGAIN, "the first CQ creation fails with EAGAIN", str(ex))
+    cq = CQ(ctx, 8, None, None, 0)
+    check(True, "the next one succeeds")
+    cq.close()
     subprocess.run([launcher, "ctl", "--name", instance, "fault", "clear", rid], check=True,
                    stdout=subprocess.DEVNULL)
     for mr in mrs:
