@@ -139,6 +139,22 @@ class FaultInjectionTest {
         assertEquals(1, ctl("fault", "clear", "999").exitCode());
     }
 
+    /** Last: the cable comes back by hand, and without an SM its ports stay Init. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void aFlappedLinkIsCutAtOnce() {
+        String id = ctl("fault", "add", "on=link", "link=a/1", "flap=10m").assertOk().stdout().strip();
+        try {
+            Result r = ib.exec("ibstat", "ibemu0").assertOk();
+            assertTrue(r.stdout().contains("State: Down") && r.stdout().contains("Physical state: Polling"), r.toString());
+            assertTrue(ib.log().contains("fault rule " + id + " cut "), ib.log());
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 matched=1 on=link link=a/1 "),
+                    ctl("fault", "list").stdout());
+        } finally {
+            ctl("link", "restore", "a", "1");
+        }
+    }
+
     @Test
     void aMalformedRulesFileStopsTheStartNamingTheLine() throws IOException {
         Path bad = Files.createTempFile(Ibemu.tmpDir(), "bad", ".rules");

@@ -110,6 +110,7 @@ final class Daemon implements AutoCloseable {
         DeviceDirectory devices = new DeviceDirectory("ibemu");
         SysfsTree sysfs = new SysfsTree("ibemu-sysfs");
         Daemon daemon = new Daemon(layer, new DataLink(fabric), devices, sysfs);
+        daemon.faults.attach(fabric);
         try {
             MountNamespace.requirePrivate();
             Path work = o.state().resolve("mnt");

@@ -36,10 +36,11 @@ import java.util.regex.Pattern;
  * @param errno  the errno a failed call returns, 0 for none
  * @param status the completion status a work request gets (ibv_wc_status), -1 for none
  * @param event  the asynchronous event raised, null for none
+ * @param flap   how long a flapped cable stays out, null for none
  */
 public record FaultRule(Point point, String name, Map<String, String> scope, long nth, long every, double prob,
                         long seed, long count, Duration after, Duration lasting, int errno, int status,
-                        AsyncEvent.Type event) {
+                        AsyncEvent.Type event, Duration flap) {
 
     /** Every key of the grammar, so that a key the point does not take is told apart from a typo. */
     private static final Set<String> WHERE = Set.of("dev", "port", "node", "link", "pid", "comm", "qpn", "opcode",
@@ -48,7 +49,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
     /** Points of the grammar this emulator does not serve yet: refused with that said. */
-    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "mad", "packet", "link");
+    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "mad", "packet");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(us|ms|s|m)");
     private static final Map<String, Integer> ERRNOS = constants(Errno.class, "E");
     /** ibv_wc_status by name; SUCCESS is no fault. */
@@ -176,11 +177,19 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
                         + String.join(", ", java.util.Arrays.stream(AsyncEvent.Type.values()).map(Enum::name).toList()));
             }
         }
-        if (errno == 0 && status < 0 && event == null) {
+        Duration flap = duration(pairs, "flap");
+        if (point == Point.LINK && !scope.containsKey("link")) {
+            throw new FaultSyntaxException("on=link needs link=NODE/PORT, e.g. link=local/1");
+        }
+        if (scope.containsKey("link") && !scope.get("link").matches(".+/\\d{1,3}")) {
+            throw new FaultSyntaxException("link=" + scope.get("link") + " is not NODE/PORT, e.g. link=local/1");
+        }
+        if (errno == 0 && status < 0 && event == null && flap == null) {
             throw new FaultSyntaxException("on=" + point.word + " needs an effect: " + switch (point) {
                 case UVERBS -> "errno=E, e.g. errno=ENOMEM";
                 case WC -> "status=S, e.g. status=RETRY_EXC_ERR";
                 case EVENT -> "event=T, e.g. event=QP_FATAL";
+                case LINK -> "flap=DURATION, e.g. flap=2s";
             });
         }
         if (point.once) {
@@ -192,7 +201,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             }
         }
         return new FaultRule(point, name, scope, nth, every, prob, seed, count, after == null ? Duration.ZERO : after,
-                lasting, errno, status, event);
+                lasting, errno, status, event, flap);
     }
 
     /** The rule in its canonical words: what {@link #parse} reads back to an equal rule. */
@@ -209,6 +218,9 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         }
         if (event != null) {
             w.add("event=" + event.name());
+        }
+        if (flap != null) {
+            w.add("flap=" + flap.toMillis() + "ms");
         }
         if (nth != 0) {
             w.add("nth=" + nth);

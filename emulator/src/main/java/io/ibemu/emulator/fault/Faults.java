@@ -1,5 +1,8 @@
 package io.ibemu.emulator.fault;
 
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SendWorkRequest;
@@ -11,6 +14,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,6 +33,10 @@ public final class Faults {
     /** The rules in the order added; copied on change so that a point reads it without a lock. */
     private volatile List<Armed> rules = List.of();
     private long nextId = 1; // guarded by this
+    /** The fabric whose cables on=link flaps; null until attached. */
+    private volatile Fabric fabric;
+    /** Plugs flapped cables back in; started with the first flap. */
+    private ScheduledExecutorService timer; // guarded by this
     /** The local HCAs by device name, for on=wc and on=event. */
     private final Map<String, Hca> hcas = new ConcurrentHashMap<>();
 
@@ -89,6 +99,11 @@ public final class Faults {
         });
     }
 
+    /** Makes {@code fabric}'s cables subject to on=link rules. */
+    public void attach(Fabric fabric) {
+        this.fabric = fabric;
+    }
+
     /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */
     public Hca attach(Hca hca) {
         hcas.put(hca.local().name(), hca);
@@ -113,6 +128,8 @@ public final class Faults {
         Armed armed = new Armed(id, rule);
         if (rule.point() == Point.EVENT) {
             raise(armed, target);
+        } else if (rule.point() == Point.LINK) {
+            flap(armed);
         }
         synchronized (this) {
             List<Armed> next = new ArrayList<>(rules);
@@ -155,6 +172,50 @@ public final class Faults {
         armed.decide();
         LOG.log(System.Logger.Level.INFO, "fault rule {0} raised {1} on {2}{3}{4}", armed.id, r.event(),
                 hca.local().name(), qpn == null ? "" : " qpn=" + qpn, port == null ? "" : " port=" + port);
+    }
+
+    /**
+     * on=link: the cable out now and back in after flap= (both ends Down, then training to
+     * LinkUp/Init; the port events and traps are the fabric's own, as for ctl link cut/restore).
+     */
+    private void flap(Armed armed) throws FaultSyntaxException {
+        FaultRule r = armed.rule;
+        String link = r.scope().get("link");
+        int slash = link.lastIndexOf('/');
+        Fabric f = fabric;
+        Node node = f == null ? null : f.node(link.substring(0, slash)).orElse(null);
+        if (node == null) {
+            throw new FaultSyntaxException("link=" + link + ": no node '" + link.substring(0, slash) + "' in the fabric");
+        }
+        Port port;
+        try {
+            port = node.port(Integer.parseInt(link.substring(slash + 1)));
+            port.cut();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new FaultSyntaxException("link=" + link + ": " + e.getMessage());
+        }
+        armed.decide();
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} cut {1} for {2} ms", armed.id, port, r.flap().toMillis());
+        timer().schedule(() -> {
+            try {
+                port.restore();
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} restored {1}", armed.id, port);
+            } catch (IllegalStateException e) {
+                // restored or unplugged by hand meanwhile: nothing to plug back
+                LOG.log(System.Logger.Level.INFO, "fault rule {0}: {1}", armed.id, e.getMessage());
+            }
+        }, r.flap().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private synchronized ScheduledExecutorService timer() {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fault-timer");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return timer;
     }
 
     /** The fault point of a send completion (under the model lock): the status of the first rule that hits it. */

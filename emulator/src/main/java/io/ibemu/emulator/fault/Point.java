@@ -13,7 +13,9 @@ public enum Point {
     /** A send work request's completion, as the requester finishes it. */
     WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
     /** An asynchronous event, raised once when the rule is added. */
-    EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event"));
+    EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event")),
+    /** A cable, flapped once when the rule is added: cut, then plugged back in. */
+    LINK("link", false, true, Set.of("link"), Set.of("flap"));
 
     /** The word after {@code on=}. */
     final String word;
