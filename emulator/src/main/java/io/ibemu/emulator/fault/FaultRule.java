@@ -37,10 +37,11 @@ import java.util.regex.Pattern;
  * @param status the completion status a work request gets (ibv_wc_status), -1 for none
  * @param event  the asynchronous event raised, null for none
  * @param flap   how long a flapped cable stays out, null for none
+ * @param drop   whether the packet is lost
  */
 public record FaultRule(Point point, String name, Map<String, String> scope, long nth, long every, double prob,
                         long seed, long count, Duration after, Duration lasting, int errno, int status,
-                        AsyncEvent.Type event, Duration flap) {
+                        AsyncEvent.Type event, Duration flap, boolean drop) {
 
     /** Every key of the grammar, so that a key the point does not take is told apart from a typo. */
     private static final Set<String> WHERE = Set.of("dev", "port", "node", "link", "pid", "comm", "qpn", "opcode",
@@ -49,7 +50,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
     /** Points of the grammar this emulator does not serve yet: refused with that said. */
-    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "mad", "packet");
+    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "packet");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(us|ms|s|m)");
     private static final Map<String, Integer> ERRNOS = constants(Errno.class, "E");
     /** ibv_wc_status by name; SUCCESS is no fault. */
@@ -184,12 +185,17 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         if (scope.containsKey("link") && !scope.get("link").matches(".+/\\d{1,3}")) {
             throw new FaultSyntaxException("link=" + scope.get("link") + " is not NODE/PORT, e.g. link=local/1");
         }
-        if (errno == 0 && status < 0 && event == null && flap == null) {
+        boolean drop = pairs.containsKey("drop");
+        if (drop && pairs.get("drop") != null) {
+            throw new FaultSyntaxException("drop takes no value: write drop");
+        }
+        if (errno == 0 && status < 0 && event == null && flap == null && !drop) {
             throw new FaultSyntaxException("on=" + point.word + " needs an effect: " + switch (point) {
                 case UVERBS -> "errno=E, e.g. errno=ENOMEM";
                 case WC -> "status=S, e.g. status=RETRY_EXC_ERR";
                 case EVENT -> "event=T, e.g. event=QP_FATAL";
                 case LINK -> "flap=DURATION, e.g. flap=2s";
+                case MAD -> "drop";
             });
         }
         if (point.once) {
@@ -201,7 +207,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             }
         }
         return new FaultRule(point, name, scope, nth, every, prob, seed, count, after == null ? Duration.ZERO : after,
-                lasting, errno, status, event, flap);
+                lasting, errno, status, event, flap, drop);
     }
 
     /** The rule in its canonical words: what {@link #parse} reads back to an equal rule. */
@@ -221,6 +227,9 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         }
         if (flap != null) {
             w.add("flap=" + flap.toMillis() + "ms");
+        }
+        if (drop) {
+            w.add("drop");
         }
         if (nth != 0) {
             w.add("nth=" + nth);
@@ -267,6 +276,8 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
     private static String where(String key, String value) throws FaultSyntaxException {
         return switch (key) {
             case "pid", "port", "qpn" -> Long.toString(integer(key, value, 0));
+            case "class", "method" -> Long.toString(bounded(key, value, 0xff));
+            case "attr" -> Long.toString(bounded(key, value, 0xffff));
             case "opcode" -> {
                 String o = value.toUpperCase(Locale.ROOT);
                 if (!OPCODES.containsKey(o)) {
@@ -293,6 +304,14 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         }
         String v = value(pairs, key);
         return integer(key, v, 1);
+    }
+
+    private static long bounded(String key, String v, long max) throws FaultSyntaxException {
+        long n = integer(key, v, 0);
+        if (n > max) {
+            throw new FaultSyntaxException(key + "=" + v + " is above " + max + " (0x" + Long.toHexString(max) + ")");
+        }
+        return n;
     }
 
     private static long integer(String key, String v, long min) throws FaultSyntaxException {

@@ -99,9 +99,35 @@ public final class Faults {
         });
     }
 
-    /** Makes {@code fabric}'s cables subject to on=link rules. */
+    /** Makes {@code fabric}'s cables subject to on=link rules and its MADs to on=mad rules. */
     public void attach(Fabric fabric) {
         this.fabric = fabric;
+        fabric.madFault(this::dropsMad);
+    }
+
+    /** The fault point of a MAD leaving {@code out} (under the fabric lock): lost if a drop rule hits it. */
+    private boolean dropsMad(Port out, byte[] mad) {
+        List<Armed> now = rules;
+        if (now.isEmpty() || mad.length < 24) {
+            return false;
+        }
+        Facts facts = key -> switch (key) {
+            case "node" -> out.node().id();
+            case "port" -> Integer.toString(out.number());
+            case "class" -> Integer.toString(mad[1] & 0xff);
+            case "method" -> Integer.toString(mad[3] & 0xff);
+            case "attr" -> Integer.toString((mad[16] & 0xff) << 8 | (mad[17] & 0xff));
+            default -> null;
+        };
+        for (Armed a : now) {
+            if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} dropped a MAD leaving {1}: class 0x{2} method 0x{3} "
+                        + "attribute 0x{4}", a.id, out, Integer.toHexString(mad[1] & 0xff),
+                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)));
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */

@@ -14,6 +14,8 @@ public enum Point {
     WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
     /** An asynchronous event, raised once when the rule is added. */
     EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event")),
+    /** A MAD leaving a port for its cable (SMPs, GMPs): lost there, counted in PortRcvErrors at the far end. */
+    MAD("mad", false, false, Set.of("node", "port", "class", "attr", "method"), Set.of("drop")),
     /** A cable, flapped once when the rule is added: cut, then plugged back in. */
     LINK("link", false, true, Set.of("link"), Set.of("flap"));
 
