@@ -5,6 +5,7 @@ import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
+import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.kernel.Fatal;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
@@ -83,6 +84,14 @@ final class DaemonCommand implements Callable<Integer> {
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
     Path superviseStub;
 
+    @Option(names = "--ipoib", description = "IPoIB interfaces ib0, ib1, ... for the local ports, in the daemon's "
+            + "network namespace (which must be its own).")
+    boolean ipoib;
+
+    @Option(names = "--ipoib-net", paramLabel = "CIDR", defaultValue = Ipoib.Network.DEFAULT,
+            description = "The IPv4 network the IPoIB interfaces take addresses from, in port order (default: ${DEFAULT-VALUE}).")
+    String ipoibNet = Ipoib.Network.DEFAULT;
+
     static boolean running() {
         return running;
     }
@@ -106,8 +115,9 @@ final class DaemonCommand implements Callable<Integer> {
         }
         DaemonCommand command = new DaemonCommand();
         for (int i = 1; i < args.length; i += 2) {
-            if (args[i].equals("--udev")) {
-                command.udev = true;
+            if (args[i].equals("--udev") || args[i].equals("--ipoib")) {
+                command.udev |= args[i].equals("--udev");
+                command.ipoib |= args[i].equals("--ipoib");
                 i--;
                 continue;
             }
@@ -127,6 +137,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
+                case "--ipoib-net" -> command.ipoibNet = value;
                 case "--faults" -> command.faults = Path.of(value);
                 default -> {
                     return null;
@@ -169,6 +180,15 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every DeviceDirectory
         System.setProperty("ibemu.devfs.backend", backend);
+        Ipoib.Config ipoibConfig = null;
+        if (ipoib) {
+            try {
+                ipoibConfig = new Ipoib.Config(Ipoib.Network.parse(ipoibNet));
+            } catch (IllegalArgumentException e) {
+                System.err.println("ibemu: " + e.getMessage());
+                return 2;
+            }
+        }
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {
@@ -183,7 +203,8 @@ final class DaemonCommand implements Callable<Integer> {
             List<Path> ruleDirs = new ArrayList<>(rulesOnly);
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi, faults));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
+                    ipoibConfig, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));
