@@ -139,6 +139,20 @@ class FaultInjectionTest {
         assertEquals(1, ctl("fault", "clear", "999").exitCode());
     }
 
+    @Test
+    void perfqueryFailsOnceWhenItsUmadWriteFails() {
+        String id = ctl("fault", "add", "on=umad:write", "errno=EIO", "nth=1", "comm=perfquery").assertOk().stdout().strip();
+        try {
+            Result failed = ib.exec("perfquery");
+            assertFalse(failed.ok(), failed.toString());
+            ib.exec("perfquery").assertOk();
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            assertTrue(ib.log().contains("fault rule " + id + " hit umad:write"), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
     /** Last: the cable comes back by hand, and without an SM its ports stay Init. */
     @Test
     @Order(Integer.MAX_VALUE)

@@ -128,7 +128,7 @@ final class Daemon implements AutoCloseable {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
                     // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
-                    UmadDevice umad = new UmadDevice(layer, hca.port(p));
+                    UmadDevice umad = new UmadDevice(layer, hca.port(p), daemon.faults);
                     devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
                     umads.computeIfAbsent(hca, k -> new ArrayList<>()).add(umad);
                     // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees

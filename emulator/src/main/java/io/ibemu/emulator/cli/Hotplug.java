@@ -161,7 +161,7 @@ final class Hotplug {
         List<UmadDevice> umads = new ArrayList<>();
         for (int port = 1; port <= hca.node().portCount(); port++) {
             int index = hca.umadIndex(port);
-            UmadDevice umad = new UmadDevice(m.layer(), hca.port(port));
+            UmadDevice umad = new UmadDevice(m.layer(), hca.port(port), m.faults());
             m.devices().addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
             Daemon.addIssm(m.devices(), index, new IssmDevice(m.fabric(), hca.port(port)));
             m.devices().show("umad" + index);

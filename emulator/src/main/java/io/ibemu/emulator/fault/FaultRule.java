@@ -50,7 +50,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
     /** Points of the grammar this emulator does not serve yet: refused with that said. */
-    private static final Set<String> NOT_YET = Set.of("ucma", "umad", "packet");
+    private static final Set<String> NOT_YET = Set.of("ucma", "packet");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(us|ms|s|m)");
     private static final Map<String, Integer> ERRNOS = constants(Errno.class, "E");
     /** ibv_wc_status by name; SUCCESS is no fault. */
@@ -116,7 +116,8 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             if (!name.matches("[A-Za-z][A-Za-z0-9_]*")) {
                 throw new FaultSyntaxException("on=" + on + ": '" + name + "' is not a name (letters, digits, _)");
             }
-            name = name.toUpperCase(Locale.ROOT);
+            // uverbs commands by their kernel (upper-case) names, umad by its calls' (write, read, ioctl)
+            name = point == Point.UMAD ? name.toLowerCase(Locale.ROOT) : name.toUpperCase(Locale.ROOT);
         }
         Map<String, String> scope = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : pairs.entrySet()) {
@@ -191,7 +192,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         }
         if (errno == 0 && status < 0 && event == null && flap == null && !drop) {
             throw new FaultSyntaxException("on=" + point.word + " needs an effect: " + switch (point) {
-                case UVERBS -> "errno=E, e.g. errno=ENOMEM";
+                case UVERBS, UMAD -> "errno=E, e.g. errno=ENOMEM";
                 case WC -> "status=S, e.g. status=RETRY_EXC_ERR";
                 case EVENT -> "event=T, e.g. event=QP_FATAL";
                 case LINK -> "flap=DURATION, e.g. flap=2s";

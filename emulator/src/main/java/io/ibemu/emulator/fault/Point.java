@@ -10,6 +10,8 @@ import java.util.Set;
 public enum Point {
     /** A uverbs write command or ioctl method, by its kernel name, before its handler runs. */
     UVERBS("uverbs", true, false, Set.of("dev", "pid", "comm"), Set.of("errno")),
+    /** A write(), read() or ioctl() on /dev/infiniband/umadN, before it acts. */
+    UMAD("umad", true, false, Set.of("node", "port", "pid", "comm"), Set.of("errno")),
     /** A send work request's completion, as the requester finishes it. */
     WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
     /** An asynchronous event, raised once when the rule is added. */

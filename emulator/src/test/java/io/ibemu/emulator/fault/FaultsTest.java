@@ -129,6 +129,22 @@ class FaultsTest {
     }
 
     @Test
+    void umadCallsByTheirNamesScopedByNodeAndPort() throws Exception {
+        Faults f = new Faults();
+        f.offer(Point.UMAD, java.util.Set.of("write", "read", "ioctl"));
+        FaultSyntaxException e = assertThrows(FaultSyntaxException.class, () -> f.add("on=umad:poll errno=EIO"));
+        assertTrue(e.getMessage().contains("ioctl, read, write"), e.getMessage());
+        f.add("on=umad:WRITE errno=EIO port=2");
+        Facts port1 = Map.of("node", "local", "port", "1")::get;
+        Facts port2 = Map.of("node", "local", "port", "2")::get;
+        f.failCall(Point.UMAD, "write", port1);
+        f.failCall(Point.UMAD, "read", port2);
+        Errno x = assertThrows(Errno.class, () -> f.failCall(Point.UMAD, "write", port2));
+        assertEquals(Errno.EIO, x.code());
+        assertTrue(f.list().get(0).contains("on=umad:write port=2 errno=EIO"), f.list().toString());
+    }
+
+    @Test
     void controlAddsListsAndClears() throws Exception {
         Faults f = new Faults();
         FaultControl c = new FaultControl(f);
