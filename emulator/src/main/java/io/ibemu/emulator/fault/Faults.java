@@ -267,6 +267,11 @@ public final class Faults {
         return status;
     }
 
+    /** True while no rule is armed: a hot point may then skip describing its event. */
+    public boolean none() {
+        return rules.isEmpty();
+    }
+
     /** Each rule as {@code ID hits=N matched=M RULE}, in the order added. */
     public List<String> list() {
         return rules.stream().map(Armed::line).toList();

@@ -3,9 +3,9 @@ package io.ibemu.emulator.uverbs;
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
-import io.ibemu.emulator.fault.Facts;
 import io.ibemu.emulator.fault.Faults;
 import io.ibemu.emulator.fault.Point;
+import io.ibemu.emulator.fault.ProcessFacts;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.HostMemory;
@@ -129,8 +129,9 @@ public final class UverbsDevice implements CharDevice {
      * anything changes (INVOKE_WRITE is checked as the write command it carries).
      */
     void admit(String name, Caller caller) throws Errno {
-        if (!name.equals("INVOKE_WRITE")) {
-            faults.failCall(Point.UVERBS, SAME_VERB.getOrDefault(name, name), facts(caller));
+        if (!faults.none() && !name.equals("INVOKE_WRITE")) {
+            faults.failCall(Point.UVERBS, SAME_VERB.getOrDefault(name, name),
+                    new ProcessFacts(caller.tid(), Map.of("dev", hca.local().name())));
         }
     }
 
@@ -143,28 +144,6 @@ public final class UverbsDevice implements CharDevice {
         }
         names.remove("INVOKE_WRITE");
         return names;
-    }
-
-    /** What a fault rule may scope a call of {@code caller} by: dev, pid, comm (read once, if asked). */
-    private Facts facts(Caller caller) {
-        return new Facts() {
-            private VerbsOwner owner;
-
-            @Override
-            public String get(String key) {
-                if (key.equals("dev")) {
-                    return hca.local().name();
-                }
-                if (owner == null) {
-                    owner = Owners.of(caller);
-                }
-                return switch (key) {
-                    case "pid" -> Integer.toString(owner.pid());
-                    case "comm" -> owner.comm();
-                    default -> null;
-                };
-            }
-        };
     }
 
     /** The ioctl tree, or null when the device serves write() only. */
