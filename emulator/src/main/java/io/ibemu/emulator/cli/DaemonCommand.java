@@ -76,6 +76,10 @@ final class DaemonCommand implements Callable<Integer> {
             description = "With --udev: the rules of DIR (and of --rules) only, none of the system's (repeatable; implies --udev).")
     List<Path> rulesOnly = new ArrayList<>();
 
+    @Option(names = "--faults", paramLabel = "FILE",
+            description = "Fault rules to arm at start, one a line (# comments); see docs/fault-injection.md.")
+    Path faults;
+
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
     Path superviseStub;
@@ -134,6 +138,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 case "--ipoib-net" -> command.ipoibNet = value;
+                case "--faults" -> command.faults = Path.of(value);
                 default -> {
                     return null;
                 }
@@ -199,7 +204,7 @@ final class DaemonCommand implements Callable<Integer> {
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
                     udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
-                    ipoibConfig));
+                    ipoibConfig, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -161,6 +161,7 @@ final class UverbsFile implements DeviceFile {
         if (spec.context() == WriteCommand.ContextUse.AFTER_REQUEST) {
             requireContext();
         }
+        device.admit(spec.name(), c.caller);
         spec.handler().run(c);
     }
 
@@ -262,7 +263,7 @@ final class UverbsFile implements DeviceFile {
         Lock running = device.commandRunning();
         running.lock();
         try {
-            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in);
+            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in, device::admit);
         } finally {
             running.unlock();
         }

@@ -26,8 +26,22 @@ public final class VerbsIoctl {
      * Runs one ioctl whose header the caller passed at {@code arg} ({@code header}: the 24 bytes
      * read from there; fewer when they could not be read).
      */
+    /** What may refuse a method after its attributes were read and before it acts (fault injection). */
+    @FunctionalInterface
+    public interface Gate {
+        Gate OPEN = (method, caller) -> { };
+
+        void admit(String method, Caller caller) throws Errno;
+    }
+
+    /** {@link #call(Uapi, long, Object, UObjects, Caller, long, byte[], Gate)} with nothing refusing methods. */
     public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
                                 byte[] header) throws Errno {
+        call(uapi, driverId, target, objects, caller, arg, header, Gate.OPEN);
+    }
+
+    public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
+                                byte[] header, Gate gate) throws Errno {
         if (header.length < IoctlHeader.SIZE) {
             throw Errno.of(Errno.EFAULT);
         }
@@ -52,7 +66,7 @@ public final class VerbsIoctl {
         Bundle b = new Bundle(caller, arg + IoctlHeader.SIZE);
         boolean ok = false;
         try {
-            run(method, destroy, h.numAttrs(), target, objects, b);
+            run(method, destroy, h.numAttrs(), target, objects, b, gate);
             b.flush();
             ok = true;
         } finally {
@@ -72,7 +86,7 @@ public final class VerbsIoctl {
     }
 
     private static <T> void run(MethodSpec<T> method, AttrSpec destroy, int numAttrs, T target, UObjects objects,
-                                Bundle b) throws Errno {
+                                Bundle b, Gate gate) throws Errno {
         byte[] array = numAttrs == 0 ? new byte[0] : b.read(b.userAttrs(), numAttrs * UserAttr.SIZE);
         b.attributes(array);
         UserAttr[] attrs = new UserAttr[numAttrs];
@@ -88,6 +102,7 @@ public final class VerbsIoctl {
                 throw Errno.of(Errno.EINVAL);
             }
         }
+        gate.admit(method.name(), b.caller());
         if (destroy != null) {
             objects.destroy(b.object(destroy.id()));
         }
