@@ -4,6 +4,7 @@ import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.DeviceNode;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.Fatal;
+import io.ibemu.devfs.MappableFile;
 import io.ibemu.devfs.MessageFile;
 import io.ibemu.devfs.ProcessMemory;
 
@@ -39,6 +40,11 @@ final class Listener {
     private static final int MAX_WRITE = 64 << 20;
     private static final int IOV_MAX = 1024;
     private static final int PAGE = 4096;
+    private static final long PAGE_SIZE = PAGE;
+    private static final long MAP_TYPE = 0x0f;
+    private static final long MAP_SHARED = 0x01;
+    private static final long MAP_SHARED_VALIDATE = 0x03;
+    private static final long PROT_WRITE = 0x2;
     private static final int PATH_MAX = 4096;
     private static final int AF_NETLINK = 16;
     private static final int NETLINK_RDMA = 20;
@@ -262,6 +268,10 @@ final class Listener {
                 case Syscalls.SYS_IOCTL -> socketCalls.ioctl(n);
                 case Syscalls.SYS_DUP, Syscalls.SYS_DUP2, Syscalls.SYS_DUP3, Syscalls.SYS_FCNTL -> socketCalls.duplicate(n);
                 case Syscalls.SYS_RT_SIGRETURN -> signalReturn(n);
+                case Syscalls.SYS_MMAP -> mmap(n);
+                case Syscalls.SYS_LSEEK, Syscalls.SYS_PREAD64, Syscalls.SYS_PREADV, Syscalls.SYS_PWRITEV,
+                        Syscalls.SYS_PREADV2, Syscalls.SYS_PWRITEV2, Syscalls.SYS_FTRUNCATE, Syscalls.SYS_FALLOCATE ->
+                        positioned(n);
                 case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
                 default -> {
                     // an emulated netlink socket first: its calls then pay no second lookup
@@ -334,8 +344,13 @@ final class Listener {
             DeviceFile file = node.device().open(new SupervisedCaller(this, n.id(), n.tid()), openFlags);
             carried = !node.supervisedIo() && file instanceof MessageFile && supervisor.socketFiles() != null
                     && !Supervisor.wantsFuseFiles(n.tid());
-            local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
-                    : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
+            if (node.supervisedIo() && file instanceof MappableFile m && supervisor.mappedFiles() != null) {
+                carried = true; // installed in the range, as a socket-carried file is
+                local = supervisor.mappedFiles().open(node, m, openFlags);
+            } else {
+                local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
+                        : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
+            }
         } catch (Errno e) {
             fail(n, e.code());
             return;
@@ -399,6 +414,60 @@ final class Listener {
     private DeviceNode nodeOf(int tid, long fdArgument) {
         Object file = rangeFile(tid, fdArgument);
         return file instanceof NodeFile f ? f.node : file instanceof SocketFile s ? s.node : null;
+    }
+
+    /** A memfd-carried node file behind range descriptor {@code fd} of {@code tid}, or null. */
+    NodeFile mappedFile(int tid, long fd) {
+        return rangeFile(tid, fd) instanceof NodeFile f && f.mapped ? f : null;
+    }
+
+    /**
+     * mmap of a range descriptor: a memfd-carried file's device checks offset and size as its
+     * driver's mmap would (after the generic checks of do_mmap that come first), then the kernel
+     * maps the memfd's pages; any other file's mmap is its own.
+     */
+    private void mmap(Notification n) throws Errno {
+        long[] a = n.args();
+        NodeFile f = mappedFile(n.tid(), a[4]);
+        if (f == null || !(f.file instanceof MappableFile m)) {
+            proceed(n);
+            return;
+        }
+        long length = a[1];
+        long prot = a[2];
+        long flags = a[3];
+        long offset = a[5];
+        boolean shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+        if (length == 0 || (offset & (PAGE_SIZE - 1)) != 0) {
+            fail(n, Errno.EINVAL);
+        } else if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY
+                || shared && (prot & PROT_WRITE) != 0 && (f.flags & Syscalls.O_ACCMODE) != Syscalls.O_RDWR) {
+            fail(n, Errno.EACCES);
+        } else {
+            try {
+                m.mmap(offset, length, (int) prot, (int) flags);
+                proceed(n);
+            } catch (Errno e) {
+                fail(n, e.code());
+            }
+        }
+    }
+
+    /**
+     * lseek, positioned reads and writes, ftruncate, fallocate of a memfd-carried file: what the
+     * kernel answers for a nonseekable char device (no_llseek, no FMODE_PREAD/PWRITE: ESPIPE;
+     * do_sys_ftruncate of a non-regular file: EINVAL; vfs_fallocate: ENODEV), not the memfd's.
+     */
+    private void positioned(Notification n) {
+        if (mappedFile(n.tid(), n.args()[0]) == null) {
+            proceed(n);
+            return;
+        }
+        fail(n, switch (n.nr()) {
+            case Syscalls.SYS_FTRUNCATE -> Errno.EINVAL;
+            case Syscalls.SYS_FALLOCATE -> Errno.ENODEV;
+            default -> Errno.ESPIPE;
+        });
     }
 
     /** fstat/newfstatat/statx(AT_EMPTY_PATH) of a range fd: the node's own stat. */

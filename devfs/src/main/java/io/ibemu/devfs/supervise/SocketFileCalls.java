@@ -1,5 +1,6 @@
 package io.ibemu.devfs.supervise;
 
+import io.ibemu.devfs.DeviceFile;
 import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.IoctlResult;
 import io.ibemu.devfs.MessageFile;
@@ -59,7 +60,7 @@ final class SocketFileCalls {
         Object found = listener.rangeFile(n.tid(), a[0]);
         SocketFile s = found instanceof SocketFile f ? f : null;
         if (s == null) {
-            if (found instanceof NodeFile f && n.nr() == Syscalls.SYS_READ && a[2] == 0) {
+            if (found instanceof NodeFile f && (f.mapped || n.nr() == Syscalls.SYS_READ && a[2] == 0)) {
                 readNothing(n, f);
             } else {
                 listener.proceed(n);
@@ -113,7 +114,8 @@ final class SocketFileCalls {
     /**
      * read(fd, buf, 0) of a FUSE file in the range (uverbs): FUSE answers 0 without asking,
      * where vfs_read goes on whatever the count (a file without read: EINVAL). So the device
-     * file answers.
+     * file answers; and any read of a memfd-carried file (uverbs with mapped queues), which
+     * would otherwise read the queue memory: a device such a file serves has no read.
      */
     private void readNothing(Notification n, NodeFile f) {
         if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY) {
@@ -206,7 +208,12 @@ final class SocketFileCalls {
             listener.proceed(n);
             return;
         }
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        SocketFile s = found instanceof SocketFile f ? f : null;
+        if (found instanceof NodeFile f && f.mapped) {
+            duplicateMapped(n);
+            return;
+        }
         if (s == null) {
             if ((n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) && a[1] >= listener.base()
                     && a[1] < listener.base() + listener.count()) {
@@ -241,6 +248,40 @@ final class SocketFileCalls {
             } finally {
                 Syscalls.LIBC.close(local);
             }
+        } catch (Errno e) {
+            listener.fail(n, e.code());
+        } finally {
+            Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /**
+     * dup/F_DUPFD of a memfd-carried file: the copy goes to a range number as for a socket-carried
+     * one, so that its calls stay the daemon's; a dup2/dup3 continues (to a number outside the
+     * range its copy is the memfd itself: see docs/compatibility.md).
+     */
+    private void duplicateMapped(Notification n) throws Errno {
+        long[] a = n.args();
+        if (n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) {
+            if (a[1] >= listener.base() && a[1] < listener.base() + listener.count() && supervisor.socketFiles() != null) {
+                supervisor.socketFiles().installed((int) a[1]);
+            }
+            listener.proceed(n);
+            return;
+        }
+        Copy c = copyOf(n);
+        if (c.errno() != 0) {
+            listener.fail(n, c.errno());
+            return;
+        }
+        if (c.target() < listener.base() || c.target() >= listener.base() + listener.count()) {
+            listener.proceed(n); // F_DUPFD above the range: the kernel's own answer
+            return;
+        }
+        int copy = Syscalls.callerDescriptor(n.tid(), (int) a[0]);
+        try {
+            listener.addFd(n.id(), copy, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND,
+                    c.cloexec() ? Syscalls.O_CLOEXEC : 0);
         } catch (Errno e) {
             listener.fail(n, e.code());
         } finally {
@@ -372,13 +413,18 @@ final class SocketFileCalls {
      */
     void ioctl(Notification n) throws Errno {
         long[] a = n.args();
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        SocketFile s = found instanceof SocketFile f ? f : null;
+        // a memfd-carried file's ioctls are its device's too (a FUSE file's reach it through FUSE)
+        DeviceFile target = s != null ? s.file : found instanceof NodeFile f && f.mapped ? f.file : null;
         int cmd = (int) a[1];
-        if (s == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
+        if (target == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
             listener.proceed(n);
             return;
         }
-        supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        if (s != null) {
+            supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
+        }
         int dir = cmd >>> 30;
         int size = (cmd >>> 16) & 0x3fff;
         byte[] in = new byte[0];
@@ -392,7 +438,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = s.file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
+            result = target.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;
