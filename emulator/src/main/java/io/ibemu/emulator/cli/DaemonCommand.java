@@ -4,6 +4,7 @@ import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.devfs.Fatal;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;
@@ -61,6 +62,12 @@ final class DaemonCommand implements Callable<Integer> {
                     + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
     String backend = "fuse";
 
+    @Option(names = "--provider", paramLabel = "qib1|qib2", defaultValue = "qib1",
+            description = "Which provider the verbs devices serve: qib1 (ipathverbs at driver ABI 1: every verb a "
+                    + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
+                    + "with no system call; needs --backend fuse).")
+    String provider = "qib1";
+
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
 
@@ -113,6 +120,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--fuse-transport" -> command.fuseTransport = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
+                case "--provider" -> command.provider = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 default -> {
@@ -156,6 +164,19 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every DeviceDirectory
         System.setProperty("ibemu.devfs.backend", backend);
+        ProviderProfile profile = ProviderProfile.of(provider);
+        if (profile == null) {
+            System.err.println("ibemu: --provider " + provider + ": qib1 or qib2");
+            return 2;
+        }
+        if (profile.mapsQueues() && backend.equals("cuse")) {
+            // cuse_frontend_fops has no mmap: the queues stay write()-only
+            System.err.println("ibemu: --provider " + provider + " maps queues, which a CUSE device cannot: serving "
+                    + ProviderProfile.QIB1.label() + " (write-only queues) instead; use --backend fuse for " + provider);
+            profile = ProviderProfile.QIB1;
+        }
+        // read by every UverbsDevice and the sysfs and netlink views of it
+        System.setProperty(ProviderProfile.PROPERTY, profile.label());
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {

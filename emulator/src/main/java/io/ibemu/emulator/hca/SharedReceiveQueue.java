@@ -56,6 +56,13 @@ public final class SharedReceiveQueue {
         return srqNum;
     }
 
+    /** Whether the program posts into this SRQ's memory itself (a provider shared a ring). */
+    public boolean sharedRing() {
+        synchronized (pd.hca().lock()) {
+            return !(queue instanceof PrivateReceiveRing);
+        }
+    }
+
     /** ibv_query_srq. */
     public SrqAttributes query() {
         synchronized (pd.hca().lock()) {

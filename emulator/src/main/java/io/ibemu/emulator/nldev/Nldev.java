@@ -285,7 +285,7 @@ public final class Nldev implements NetlinkFamily {
             w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, DRIVER_QIB);
             major = UverbsDevice.MAJOR;
             minor = d.minor();
-            abi = UverbsDevice.DRIVER_ABI_VERSION;
+            abi = d.profile().abiVersion();
             name = "uverbs" + (d.minor() - UverbsDevice.BASE_MINOR);
         } else {
             if (port == -1) {

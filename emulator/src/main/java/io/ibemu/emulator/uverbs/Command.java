@@ -9,8 +9,8 @@ import java.util.Arrays;
 /**
  * One decoded write() command, {@code struct uverbs_attr_bundle} for the write path: the core
  * request bytes (ucore in, zero-padded to the request struct), where the response goes and how
- * long it may be (ucore out), and the file and caller it runs for. The driver's part (udata) is
- * left out: the ipathverbs profile at ABI 1 sends none and reads none.
+ * long it may be (ucore out), the driver's part (udata in, and where udata out goes and how
+ * long it may be), and the file and caller it runs for.
  */
 final class Command {
 
@@ -23,9 +23,17 @@ final class Command {
     final int inLength;
     final long response;
     final int outLength;
+    /** The driver's request bytes: what followed the core request (ib_udata inbuf). */
+    final byte[] udataIn;
+    /** Where the driver's response goes (ib_udata outbuf) and its room (outlen). */
+    final long udataOut;
+    final int udataOutLength;
 
     Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
-            int outLength) {
+            int outLength, byte[] udataIn, long udataOut, int udataOutLength) {
+        this.udataIn = udataIn;
+        this.udataOut = udataOut;
+        this.udataOutLength = udataOutLength;
         this.file = file;
         this.caller = caller;
         this.spec = spec;
@@ -87,6 +95,17 @@ final class Command {
         } catch (Errno e) {
             throw Errno.of(Errno.EFAULT);
         }
+    }
+
+    /** ib_copy_to_udata: ENOSPC past the room the program gave, EFAULT where it cannot be written. */
+    void respondDriver(byte[] data) throws Errno {
+        if (data.length == 0) {
+            return;
+        }
+        if (data.length > udataOutLength) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        respondAt(udataOut, data, data.length);
     }
 
     void respondAt(long address, byte[] resp, int length) throws Errno {

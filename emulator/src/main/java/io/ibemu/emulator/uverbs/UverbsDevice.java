@@ -11,6 +11,7 @@ import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.emulator.uverbs.provider.Driver;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,8 +37,6 @@ public final class UverbsDevice implements CharDevice {
     /** IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR. */
     public static final int MAJOR = 231;
     public static final int BASE_MINOR = 192;
-    /** The provider ABI version ipathverbs reads from uverbsN/abi_version: 1, the write()-only data path. */
-    public static final int DRIVER_ABI_VERSION = 1;
     private static final int O_CREAT = 0100;
     private static final int O_EXCL = 0200;
 
@@ -69,6 +68,8 @@ public final class UverbsDevice implements CharDevice {
     }
 
     private final Function<VerbsOwner, HostMemory> memory;
+    private final ProviderProfile profile;
+    private final Driver driver;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
@@ -80,6 +81,8 @@ public final class UverbsDevice implements CharDevice {
         this.hca = hca;
         this.index = index;
         this.memory = memory;
+        this.profile = ProviderProfile.selected();
+        this.driver = profile.driver();
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
@@ -184,6 +187,15 @@ public final class UverbsDevice implements CharDevice {
 
     public Hca hca() {
         return hca;
+    }
+
+    /** The provider profile the device presents (abi_version, the driver half). */
+    public ProviderProfile profile() {
+        return profile;
+    }
+
+    Driver driver() {
+        return driver;
     }
 
     public int minor() {
