@@ -90,6 +90,31 @@ class MappedQueuesTest {
         }
     }
 
+    /**
+     * strace -f -c of ib_send_lat's client: its write()s are its sends (one POST_SEND per
+     * iteration, plus the set-up), not its polls or receive posts, which under qib1 add at least
+     * two more per iteration.
+     */
+    @Test
+    void aPollingIbSendLatMakesNoSystemCallPerPoll() {
+        int n = 1000;
+        int port = 19300 + (int) (ProcessHandle.current().pid() % 200);
+        Result r = ib.exec(Duration.ofSeconds(240), "sh", "-c",
+                "ib_send_lat -d ibemu0 -s 8 -n " + n + " -p " + port + " > /dev/null 2>&1 & sleep 1; "
+                        + "out=$(mktemp); timeout 200 strace -f -c -o $out ib_send_lat -d ibemu1 -s 8 -n " + n
+                        + " -p " + port + " localhost > /dev/null; s=$?; wait; cat $out; rm -f $out; exit $s");
+        r.assertOk();
+        long writes = -1;
+        for (String line : r.lines()) {
+            String[] w = line.trim().split("\\s+");
+            if (w.length >= 5 && w[w.length - 1].equals("write")) {
+                writes = Long.parseLong(w[3]);
+            }
+        }
+        assertTrue(writes >= n, "one write per send at least: " + r);
+        assertTrue(writes < n + n / 2, "no write per poll or per posted receive: " + writes + " writes\n" + r);
+    }
+
     /** Waits for a stdout line starting with prefix. */
     private static String awaitLine(Command.Running r, String prefix, Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();

@@ -18,7 +18,8 @@ import java.nio.ByteOrder;
  * qib's driver half, which is rdmavt's: a create whose udata has room for a u64 gets its queue
  * in mapped memory and that u64 is the mmap offset (rvt_create_cq, rvt_create_qp,
  * rvt_create_srq); ipathverbs gives that room at driver ABI 2 and none at ABI 1, where every
- * queue stays the model's own. A QP on an SRQ, or without a receive queue, answers offset 0.
+ * queue stays the model's own. A QP on an SRQ answers offset 0; one with max_recv_wr 0 still
+ * gets its one-slot ring, as rvt_create_qp makes it.
  */
 public final class RvtDriver implements Driver {
     private static final int OFFSET = Long.BYTES;
@@ -56,9 +57,10 @@ public final class RvtDriver implements Driver {
             return new byte[0];
         }
         QpCapabilities cap = qp.capabilities();
-        if (qp.srq() != null || cap.maxRecvWr() == 0) {
+        if (qp.srq() != null) {
             return offset(0);
         }
+        // max_recv_wr 0 still has its ring (one slot, never filled): ipathverbs maps it
         int slots = cap.maxRecvWr() + 1;
         QueueMemory.Region r = memory.allocate(Rvt.rqBytes(slots, cap.maxRecvSge()));
         hca.shareReceiveRing(qp, new ReceiveQueueRing(r.buffer(), slots, cap.maxRecvSge()));
