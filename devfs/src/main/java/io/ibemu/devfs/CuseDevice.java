@@ -1,11 +1,15 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.devfs.fuse.Channel;
 import io.ibemu.devfs.fuse.FuseIn;
 import io.ibemu.devfs.fuse.FuseOut;
 import io.ibemu.devfs.fuse.Opcode;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.devfs.fuse.Session;
+import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
 import java.nio.file.Files;

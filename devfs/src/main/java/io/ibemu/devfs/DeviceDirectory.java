@@ -1,6 +1,12 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.devfs.ns.MountNamespace;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,12 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * A flat directory of character-device-like files served over FUSE ({@link Transport#DIRECT}:
- * the kernel protocol on /dev/fuse, {@link DirectFileSystem}; or libfuse2 through jnr-fuse):
- * each file is a regular file of size 0 whose open/read/write/ioctl/poll/release reach a
+ * A flat directory of character-device-like files served over FUSE (the kernel protocol on
+ * /dev/fuse, read and written by {@link DirectFileSystem}): each file is a regular file of size 0 whose open/read/write/ioctl/poll/release reach a
  * {@link CharDevice} and the {@link DeviceFile}s it opens.
  *
- * <p>Every request runs on one of the worker threads of a {@link FuseLoop}, which grow in number
+ * <p>Every request runs on one of the worker threads of a FUSE session, which grow in number
  * while requests block; a device call may block there as long as it ends once {@link Caller#interrupted()}.
  * {@link #close()} makes every caller look interrupted, waits for the callbacks to return,
  * aborts the FUSE connection (the kernel then fails whatever is left with ENOTCONN) and
@@ -30,7 +35,6 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DeviceDirectory.class.getName());
     private static final Pattern FS_NAME = Pattern.compile("[A-Za-z0-9._:+-]+");
     private static final long FUSE_SUPER_MAGIC = 0x65735546L;
-    private static final int MNT_DETACH = 2;
     private static final long MOUNT_TIMEOUT_MS = 10_000;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
 
@@ -45,23 +49,6 @@ public final class DeviceDirectory implements AutoCloseable {
     private static final int O_ACCMODE = 3;
     private static final int O_NONBLOCK = 04000;
     private static final int O_CLOEXEC = 02000000;
-
-    /** How the FUSE requests are read and answered. */
-    public enum Transport {
-        /** /dev/fuse read and written by this package ({@link DirectFileSystem}). */
-        DIRECT,
-        /** libfuse2's high-level API through jnr-fuse ({@link DeviceFileSystem}): kept to measure against. */
-        LIBFUSE;
-
-        /** "direct" or "libfuse". */
-        public static Transport of(String name) {
-            return switch (name) {
-                case "direct" -> DIRECT;
-                case "libfuse" -> LIBFUSE;
-                default -> throw new IllegalArgumentException("unknown FUSE transport: " + name);
-            };
-        }
-    }
 
     /** How the char devices reach programs. */
     public enum Backend {
@@ -85,27 +72,19 @@ public final class DeviceDirectory implements AutoCloseable {
         return Backend.of(System.getProperty("ibemu.devfs.backend", "fuse"));
     }
 
-    /** The transport of directories made without one: the system property ibemu.fuse.transport, else direct. */
-    public static Transport defaultTransport() {
-        return Transport.of(System.getProperty("ibemu.fuse.transport", "direct"));
-    }
-
     private final String fsName;
-    private final Transport transport;
     private final Backend backend = defaultBackend();
     /** With {@link Backend#CUSE}: the device of each char device shown, by name. */
     private final Map<String, CuseDevice> cuse = new ConcurrentHashMap<>();
     /** With {@link Backend#CUSE}: where one-shot nodes are made for opens on a caller's behalf. */
     private volatile Path oneShotNodes;
-    /** With {@link Transport#DIRECT}; else null. */
-    private final DirectFileSystem direct;
+    private final DirectFileSystem fileSystem;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     /** One-shot entries behind the files {@link #openFile} opens: never listed, used by one open. */
     private final Map<String, Entry> hidden = new ConcurrentHashMap<>();
     private final Map<String, DeviceNode> nodes = new ConcurrentHashMap<>();
     private final AtomicLong hiddenNames = new AtomicLong();
     private volatile Path presentedAt;
-    private final DeviceFileSystem fileSystem;
     private Path mountPoint; // guarded by this
     private Thread loop; // guarded by this
     private Thread shutdownHook; // guarded by this
@@ -113,21 +92,11 @@ public final class DeviceDirectory implements AutoCloseable {
     private volatile int loopResult = Integer.MIN_VALUE;
 
     public DeviceDirectory(String fsName) {
-        this(fsName, defaultTransport());
-    }
-
-    public DeviceDirectory(String fsName, Transport transport) {
         if (!FS_NAME.matcher(fsName).matches()) {
             throw new IllegalArgumentException("fsname must match " + FS_NAME + ": " + fsName);
         }
         this.fsName = fsName;
-        this.transport = transport;
-        this.fileSystem = transport == Transport.LIBFUSE ? new DeviceFileSystem(entries, hidden) : null;
-        this.direct = transport == Transport.DIRECT ? new DirectFileSystem(fsName, entries, hidden) : null;
-    }
-
-    public Transport transport() {
-        return transport;
+        this.fileSystem = new DirectFileSystem(fsName, entries, hidden);
     }
 
     public Backend backend() {
@@ -143,7 +112,7 @@ public final class DeviceDirectory implements AutoCloseable {
     /**
      * Sets a FUSE file's permission bits and owner (what udev's MODE/OWNER/GROUP do to a node;
      * the mount's default_permissions then decides opens). The kernel may show the old
-     * attributes for up to libfuse's attribute timeout (1 s).
+     * attributes for up to the entry timeout (1 s).
      */
     public void permissions(String name, int mode, int uid, int gid) {
         entries.computeIfPresent(name, (n, e) -> new Entry(e.device(), mode & 07777, uid, gid));
@@ -322,9 +291,9 @@ public final class DeviceDirectory implements AutoCloseable {
      * supervisor to install in a caller. Its access mode and O_NONBLOCK come from
      * {@code openFlags}. The file's release comes with the last close of that open file.
      */
-    /** The FUSE node ids the direct transport holds, or -1 under libfuse (its table is libfuse's). */
+    /** The FUSE node ids the file system holds. */
     int nodeCount() {
-        return direct != null ? direct.nodeCount() : -1;
+        return fileSystem.nodeCount();
     }
 
     public int openFile(DeviceFile file, int openFlags) throws Errno {
@@ -361,9 +330,7 @@ public final class DeviceDirectory implements AutoCloseable {
             return fd;
         } finally {
             hidden.remove(name);
-            if (direct != null) {
-                direct.removed(name); // else its node would stay until the kernel's dcache is pruned
-            }
+            fileSystem.removed(name); // else its node would stay until the kernel's dcache is pruned
         }
     }
 
@@ -414,22 +381,11 @@ public final class DeviceDirectory implements AutoCloseable {
         if (!Files.isDirectory(target)) {
             throw new IOException("mount point is not a directory: " + target);
         }
-        Runnable serve;
-        if (direct != null) {
-            direct.mount(target);
-            serve = () -> {
-                loopResult = direct.serve();
-                loopEnded();
-            };
-        } else {
-            String[] argv = {fsName, "-f", target.toString(), "-o",
-                "allow_other,default_permissions,attr_timeout=0,max_read=131072,big_writes,max_write=131072,fsname="
-                    + fsName};
-            serve = () -> {
-                loopResult = fileSystem.mainLoop("devfs-" + fsName, argv);
-                loopEnded();
-            };
-        }
+        fileSystem.mount(target);
+        Runnable serve = () -> {
+            loopResult = fileSystem.serve();
+            loopEnded();
+        };
         Thread thread = new Thread(serve, "devfs-" + fsName);
         thread.setDaemon(true);
         thread.start();
@@ -465,8 +421,8 @@ public final class DeviceDirectory implements AutoCloseable {
         try {
             while (!initialized().await(10, TimeUnit.MILLISECONDS)) {
                 if (!thread.isAlive()) {
-                    throw new IOException("cannot mount " + fsName + " at " + target + ": libfuse returned "
-                            + loopResult + " (see its message on stderr)");
+                    throw new IOException("cannot mount " + fsName + " at " + target + ": the FUSE session ended ("
+                            + loopResult + ")");
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IOException("mount of " + fsName + " at " + target + " did not answer");
@@ -482,11 +438,11 @@ public final class DeviceDirectory implements AutoCloseable {
     }
 
     private java.util.concurrent.CountDownLatch initialized() {
-        return direct != null ? direct.initialized : fileSystem.initialized;
+        return fileSystem.initialized;
     }
 
     private static long filesystemType(Path path) {
-        return FuseLoop.statfs(path);
+        return Libc.statfs(path);
     }
 
     /** Where the directory is mounted, or null. */
@@ -520,38 +476,23 @@ public final class DeviceDirectory implements AutoCloseable {
             }
             shutdownHook = null;
         }
-        if (direct != null) {
-            direct.startClosing();
-            if (!direct.stop(thread, target, CLOSE_TIMEOUT_MS)) {
-                LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
-                        fsName, target);
-            }
-            DirectFileSystem.detach(target);
-        } else {
-            fileSystem.startClosing();
-            stopLoop(thread, target);
+        fileSystem.startClosing();
+        if (!fileSystem.stop(thread, target, CLOSE_TIMEOUT_MS)) {
+            LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
+                    fsName, target);
         }
+        DirectFileSystem.detach(target);
         for (CuseDevice device : cuse.values()) {
             device.close();
         }
         cuse.clear();
-        HandleTable handles = direct != null ? direct.handles() : fileSystem.handles;
+        HandleTable handles = fileSystem.handles();
         for (OpenFile file : handles.removeAll()) {
             try {
                 file.release();
             } catch (Throwable t) {
                 LOG.log(System.Logger.Level.ERROR, "release at unmount failed", t);
             }
-        }
-    }
-
-    /** fuse_exit, then {@link FuseLoop#endWorkers}; a loop that will not end is detached. */
-    private void stopLoop(Thread thread, Path target) {
-        fileSystem.exitSession(); // nothing to do if the loop has ended by itself
-        if (!FuseLoop.endWorkers("devfs-" + fsName, thread, target, CLOSE_TIMEOUT_MS)) {
-            LOG.log(System.Logger.Level.ERROR, "{0}: a device call ignores interruption; detaching {1}",
-                    fsName, target);
-            Libc.CALLS.umount2(target.toString(), MNT_DETACH);
         }
     }
 

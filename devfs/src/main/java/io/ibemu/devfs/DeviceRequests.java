@@ -1,24 +1,45 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.devfs.fuse.Channel;
 import io.ibemu.devfs.fuse.FuseIn;
 import io.ibemu.devfs.fuse.FuseOut;
 import io.ibemu.devfs.fuse.Opcode;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.devfs.fuse.Session;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
  * The per-open-file requests of a directly served FUSE or CUSE channel (OPEN's device side, READ,
- * WRITE, IOCTL, POLL, FLUSH, RELEASE) on the {@link DeviceFile}/{@link OpenFile} model, with
- * the same semantics as {@link DeviceFileSystem} over libfuse: split syscalls joined, restricted
- * ioctls whose errors leave the caller's buffer alone, one poll handle ({@code kh}) per file.
+ * WRITE, IOCTL, POLL, FLUSH, RELEASE) on the {@link DeviceFile}/{@link OpenFile} model: split
+ * syscalls joined, restricted ioctls whose errors leave the caller's buffer alone, one poll
+ * handle ({@code kh}) per file.
  * The front that owns the channel resolves OPEN to a {@link CharDevice} and answers the rest.
  */
 final class DeviceRequests implements PollNotice {
 
+    private static final System.Logger LOG = System.getLogger(DeviceRequests.class.getName());
+    /** FUSE sends at most this much per READ/WRITE (max_read, max_write, 32 pages). */
+    static final int MAX_REQUEST = 128 * 1024;
+    /**
+     * A request this large may be the first piece of a larger syscall: the first piece covers 32
+     * pages of the caller's buffer, so it is 128 KiB less the buffer's offset in its page.
+     */
+    static final int SPLIT_CANDIDATE = MAX_REQUEST - 4096;
+    /** Larger writes are refused: the device sees a write whole or not at all. */
+    private static final long MAX_JOINED_WRITE = 64L << 20;
+    static final int MAX_READ_COUNT = Integer.MAX_VALUE - 64;
     private static final int O_NONBLOCK = 04000;
     private static final int IOC_WRITE = 1;
     private static final int IOC_READ = 2;
@@ -153,18 +174,18 @@ final class DeviceRequests implements PollNotice {
             return;
         }
         RequestCaller caller = caller(request);
-        BlockedSyscall syscall = size > DeviceFileSystem.SPLIT_CANDIDATE ? BlockedSyscall.of(caller.tid()) : null;
+        BlockedSyscall syscall = size > SPLIT_CANDIDATE ? BlockedSyscall.of(caller.tid()) : null;
         int count = size;
         if (syscall != null && syscall.isRead() && syscall.count() > size) {
-            count = (int) Math.min(syscall.count(), DeviceFileSystem.MAX_READ_COUNT);
+            count = (int) Math.min(syscall.count(), MAX_READ_COUNT);
         }
-        ReadResult result = file.device.read(new DeviceFileSystem.Read(caller, count, (in.flags() & O_NONBLOCK) != 0));
+        ReadResult result = file.device.read(new Read(caller, count, (in.flags() & O_NONBLOCK) != 0));
         byte[] data = result.data() == null ? NOTHING : result.data();
         if (result.failed()) {
             if (data.length > 0) {
-                DeviceFileSystem.placeInBuffer(caller, syscall, data, count);
+                placeInBuffer(caller, syscall, data, count);
             }
-            throw Errno.of(DeviceFileSystem.errno(result.errno()));
+            throw Errno.of(errno(result.errno()));
         }
         int available = Math.min(data.length, count);
         int reply = Math.min(available, size);
@@ -189,7 +210,7 @@ final class DeviceRequests implements PollNotice {
             return;
         }
         RequestCaller caller = caller(request);
-        byte[] data = size > DeviceFileSystem.SPLIT_CANDIDATE ? DeviceFileSystem.wholeWrite(caller, size) : null;
+        byte[] data = size > SPLIT_CANDIDATE ? wholeWrite(caller, size) : null;
         if (data == null) {
             data = new byte[size];
             request.in().get(Request.BODY + FuseIn.Write.DATA, data, 0, size);
@@ -244,9 +265,9 @@ final class DeviceRequests implements PollNotice {
         byte[] out = result.out() == null ? NOTHING : result.out();
         boolean readsBack = (direction & IOC_READ) != 0 && size > 0;
         if (result.errno() != 0 && !(readsBack && out.length > 0)) {
-            throw Errno.of(DeviceFileSystem.errno(result.errno()));
+            throw Errno.of(errno(result.errno()));
         }
-        int value = result.errno() != 0 ? -DeviceFileSystem.errno(result.errno()) : result.value();
+        int value = result.errno() != 0 ? -errno(result.errno()) : result.value();
         ByteBuffer reply = request.out();
         int at = Request.REPLY + FuseOut.ioctl(reply, Request.REPLY, value, 0, 0, 0);
         int length = 0;
@@ -267,5 +288,53 @@ final class DeviceRequests implements PollNotice {
         PollWaiter waiter = in.scheduleNotify() ? file.arm(in.kh()) : null;
         int mask = file.device.poll(caller(request), waiter);
         request.reply(FuseOut.poll(request.out(), Request.REPLY, mask));
+    }
+
+    /** A read that fails after writing into the buffer: FUSE replies carry data or an errno. */
+    static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
+            throws Errno {
+        BlockedSyscall read = syscall != null ? syscall : BlockedSyscall.of(caller.tid());
+        if (read == null || !read.isRead()) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: cannot find the read buffer, {1} bytes dropped",
+                    caller, data.length);
+            return;
+        }
+        int length = (int) Math.min(data.length, Math.min(count, read.count()));
+        ProcessMemory.write(caller.tid(), read.buffer(), data, 0, length);
+    }
+
+    /**
+     * The whole buffer of a write(2) FUSE splits, read from the caller at its first piece so the
+     * device sees it once and its errno reaches the caller; null when it is not split. As the
+     * kernel's copy_from_user of the whole buffer, a fault anywhere in it is EFAULT; a write
+     * past the join limit is refused whole (ENOMEM, an allocation that fails), never cut short.
+     */
+    static byte[] wholeWrite(RequestCaller caller, int size) throws Errno {
+        BlockedSyscall syscall = BlockedSyscall.of(caller.tid());
+        if (syscall == null || !syscall.isWrite() || syscall.count() <= size) {
+            return null;
+        }
+        if (syscall.count() > MAX_JOINED_WRITE) {
+            throw Errno.of(Errno.ENOMEM);
+        }
+        try {
+            return ProcessMemory.read(caller.tid(), syscall.buffer(), (int) syscall.count());
+        } catch (Errno e) {
+            if (e.code() == Errno.EFAULT) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.WARNING, "{0}: cannot read a {1}-byte write whole (errno {2})",
+                    caller, syscall.count(), e.code());
+            throw Errno.of(Errno.EIO);
+        }
+    }
+
+    /** FUSE refuses errors outside 1..511. */
+    static int errno(int code) {
+        return code > 0 && code < 512 ? code : Errno.EIO;
+    }
+
+    /** One read(2) as the device sees it. */
+    record Read(Caller caller, int count, boolean nonBlocking) implements ReadRequest {
     }
 }

@@ -6,6 +6,7 @@ import io.ibemu.devfs.fuse.FuseOut;
 import io.ibemu.devfs.fuse.Opcode;
 import io.ibemu.devfs.fuse.Request;
 import io.ibemu.devfs.fuse.Session;
+import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A {@link DeviceDirectory} served on /dev/fuse directly (no libfuse): mounted with mount(2),
  * its directory requests (INIT, LOOKUP, FORGET, GETATTR, SETATTR, OPENDIR, READDIR, STATFS...)
- * answered here as libfuse 2.9's high-level API answered {@link DeviceFileSystem}'s callbacks,
- * its file requests by {@link DeviceRequests}.
+ * answered here as libfuse 2.9's high-level API answered them before this replaced it, its file
+ * requests by {@link DeviceRequests}.
  */
 final class DirectFileSystem {
 
@@ -35,7 +36,7 @@ final class DirectFileSystem {
     private static final int INIT_FLAGS = 1 | (1 << 5);
     private static final int MAX_PAGES = 32;
     /** max_write and max_read: 32 pages, as the libfuse mount had. */
-    static final int MAX_WRITE = DeviceFileSystem.MAX_REQUEST;
+    static final int MAX_WRITE = DeviceRequests.MAX_REQUEST;
     /** libfuse's default entry_timeout; attributes are never cached (attr_timeout=0), as before. */
     private static final long ENTRY_VALID_NANOS = 1_000_000_000L;
     private static final long MS_NOSUID = 2;
@@ -128,7 +129,7 @@ final class DirectFileSystem {
     /** Ends the workers (each after one more request: statfs of {@code target}); false if some would not end. */
     boolean stop(Thread loop, Path target, long timeoutMs) {
         session.stop();
-        return session.endWorkers(() -> FuseLoop.statfs(target), loop, timeoutMs);
+        return session.endWorkers(() -> Libc.statfs(target), loop, timeoutMs);
     }
 
     // ---- INIT ----

@@ -39,12 +39,10 @@ final class Libc {
     private Libc() {
     }
 
-    static long processVmReadv(int pid, long localIov, long localCount, long remoteIov, long remoteCount) {
-        return ProcessVm.readv(pid, localIov, localCount, remoteIov, remoteCount);
-    }
-
-    static long processVmWritev(int pid, long localIov, long localCount, long remoteIov, long remoteCount) {
-        return ProcessVm.writev(pid, localIov, localCount, remoteIov, remoteCount);
+    /** statfs(2) of {@code path}: the f_type, or -1. */
+    static long statfs(java.nio.file.Path path) {
+        jnr.ffi.Pointer buf = RUNTIME.getMemoryManager().allocateDirect(256);
+        return CALLS.statfs(path.toString(), buf) == 0 ? buf.getLong(0) : -1;
     }
 
     static int errno() {

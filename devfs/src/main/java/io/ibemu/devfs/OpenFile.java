@@ -1,5 +1,8 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.PollWaiter;
+
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -28,7 +31,7 @@ final class OpenFile implements PollWaiter {
         this.notice = notice;
     }
 
-    /** Takes the poll handle of a POLL with FUSE_POLL_SCHEDULE_NOTIFY (libfuse's, or the kernel's kh). */
+    /** Takes the poll handle of a POLL with FUSE_POLL_SCHEDULE_NOTIFY (the kernel's kh). */
     synchronized PollWaiter arm(long handle) {
         if (retired || notice.closing()) {
             notice.destroy(handle);

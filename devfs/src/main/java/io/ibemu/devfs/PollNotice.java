@@ -1,6 +1,6 @@
 package io.ibemu.devfs;
 
-/** How an {@link OpenFile}'s poll wake-ups reach the kernel: libfuse's poll handles or the FUSE_NOTIFY_POLL of a kh. */
+/** How an {@link OpenFile}'s poll wake-ups reach the kernel: the FUSE_NOTIFY_POLL of a kh. */
 interface PollNotice {
 
     /** Tells the kernel the file behind {@code handle} may have new events. */

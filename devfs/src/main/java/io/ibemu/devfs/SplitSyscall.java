@@ -53,7 +53,7 @@ final class SplitSyscall {
      * caller's next syscall by chance.
      */
     boolean follows(long offset, int size) {
-        return offset == nextOffset && size == Math.min(count - replied, DeviceFileSystem.MAX_REQUEST);
+        return offset == nextOffset && size == Math.min(count - replied, DeviceRequests.MAX_REQUEST);
     }
 
     /** Where the next reply's bytes start in {@link #data}. */

@@ -1,5 +1,14 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.kernel.Errno;
+
 import jnr.ffi.Pointer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,17 +53,11 @@ class DeviceDirectoryTest {
     private String queue;
     private Process child;
 
-    /** The transport under test. */
-    DeviceDirectory.Transport transport() {
-        return DeviceDirectory.Transport.DIRECT;
-    }
-
     @BeforeEach
     void mount() throws IOException {
         mount = Files.createDirectory(temp.resolve("mnt"));
         device = new QueueDevice();
-        directory = new DeviceDirectory("devfs-test", transport());
-        assertEquals(transport(), directory.transport());
+        directory = new DeviceDirectory("devfs-test");
         directory.add("queue", device, 0666);
         directory.mount(mount);
         queue = mount.resolve("queue").toString();
@@ -109,9 +112,7 @@ class DeviceDirectoryTest {
             assertEquals(0, LIBC.close(fd));
         }
         // each open's name is invalidated once taken, so the kernel forgets its node at the close
-        if (transport() == DeviceDirectory.Transport.DIRECT) {
-            assertTrue(directory.nodeCount() <= 2, "nodes left: " + directory.nodeCount());
-        }
+        assertTrue(directory.nodeCount() <= 2, "nodes left: " + directory.nodeCount());
     }
 
     @Test
@@ -216,7 +217,7 @@ class DeviceDirectoryTest {
     @Test
     void mountsOnce() {
         assertThrows(IllegalStateException.class, () -> directory.mount(mount));
-        DeviceDirectory other = new DeviceDirectory("devfs-test", transport());
+        DeviceDirectory other = new DeviceDirectory("devfs-test");
         assertThrows(IOException.class, () -> other.mount(temp.resolve("absent")));
     }
 
@@ -385,13 +386,13 @@ class DeviceDirectoryTest {
     @Test
     void messageOfExactlyOneRequestEndsTheRead() {
         int fd = open(Posix.O_RDWR);
-        byte[] message = random(DeviceFileSystem.MAX_REQUEST);
+        byte[] message = random(DeviceRequests.MAX_REQUEST);
         writeAll(fd, message);
         writeAll(fd, new byte[] {9});
-        Pointer buf = Posix.memory(3 * DeviceFileSystem.MAX_REQUEST);
-        assertEquals(message.length, LIBC.read(fd, buf, 3 * DeviceFileSystem.MAX_REQUEST));
+        Pointer buf = Posix.memory(3 * DeviceRequests.MAX_REQUEST);
+        assertEquals(message.length, LIBC.read(fd, buf, 3 * DeviceRequests.MAX_REQUEST));
         assertArrayEquals(message, Posix.get(buf, 0, message.length));
-        assertEquals(1, LIBC.read(fd, buf, 3 * DeviceFileSystem.MAX_REQUEST));
+        assertEquals(1, LIBC.read(fd, buf, 3 * DeviceRequests.MAX_REQUEST));
         assertEquals(9, buf.getByte(0));
         LIBC.close(fd);
     }
@@ -424,7 +425,7 @@ class DeviceDirectoryTest {
         child.destroyForcibly();
         assertTrue(child.waitFor(1, TimeUnit.SECONDS), "cat blocked in read was not reaped within 1 s");
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1));
-        assertEquals(List.of(DeviceFileSystem.MAX_REQUEST), device.readCounts);
+        assertEquals(List.of(DeviceRequests.MAX_REQUEST), device.readCounts);
         int fd = open(Posix.O_RDWR);
         writeAll(fd, new byte[] {5});
         assertArrayEquals(new byte[] {5}, readSome(fd, 8));

@@ -1,5 +1,15 @@
 package io.ibemu.devfs;
 
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.kernel.Errno;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;

@@ -72,8 +72,9 @@ class CuseBackendTest {
         step(argv, "smpquery", env + exec + "smpquery -D nodeinfo 0");
         step(argv, "devinfo", env + exec + "ibv_devinfo -v");
         // -e: completion events through a completion channel, a descriptor the supervisor installs
-        step(argv, "pingpong", env + exec + "sh -c '(ibv_rc_pingpong -d ibemu1 -g 0 -n 50 -c -e > /tmp/server.out 2>&1 &); "
-                + "sleep 2; ibv_rc_pingpong -d ibemu0 -g 0 -n 50 -c -e localhost; st=$?; sleep 1; cat /tmp/server.out; exit $st'");
+        step(argv, "pingpong", env + exec + "sh -c 'ibv_rc_pingpong -d ibemu1 -g 0 -n 50 -c -e > /tmp/server.out 2>&1 & "
+                + "srv=$!; " + Loopback.awaitListening(18515, "srv") + "; "
+                + "ibv_rc_pingpong -d ibemu0 -g 0 -n 50 -c -e localhost; st=$?; wait $srv; cat /tmp/server.out; exit $st'");
         step(argv, "stop", env + launcher + " stop --name cuse; ls /dev/infiniband 2>&1; ls /sys/class/cuse");
         vm = Command.of(argv).timeout(Duration.ofMinutes(16)).run();
     }

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
@@ -170,5 +176,104 @@ class HostUntouchedTest {
                     new TreeSet<>(ib.exec("ls", "-A", "/sys/class/net").assertOk().lines()),
                     "/sys/class/net is the host's");
         }
+    }
+
+    /**
+     * Every file under the host's /var, /run and /etc, with its type, size and modification time,
+     * is the same after an instance ran OpenSM (the launcher's and a user's own {@code opensm -o}
+     * with its defaults: /var/cache/opensm, /var/log/opensm.log), infiniband-diags, the verbs
+     * tools and the udev rules: what they write by default stays in the instance (ToolState).
+     */
+    @Test
+    void theHostsVarRunAndEtcAreUnchangedByTheToolsInside() throws Exception {
+        Map<String, String> before = stateListing();
+        Path rules = Files.createDirectories(Files.createTempDirectory(Ibemu.tmpDir(), "host-rules").resolve("rules.d"));
+        Files.writeString(rules.resolve("70-host-untouched.rules"),
+                "SUBSYSTEM==\"infiniband_mad\", SYMLINK+=\"infiniband/by-test/%k\"\n");
+        int port = Loopback.freePort();
+        // a user's own OpenSM with its defaults: once (-o), then in the background for the SA
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
+        Result r = Ibemu.launcher("run", "--topology", topology.toString(), "--local", "a", "--local", "b", "--udev",
+                "--rules", rules.toString(), "--", "sh", "-c", String.join("\n",
+                "opensm -o > /dev/null 2>&1 || echo 'opensm -o failed'",
+                "test -s /var/log/opensm.log && test -s /var/cache/opensm/guid2lid || echo 'no default OpenSM files'",
+                ": > /var/log/opensm.log", // the next SUBNET UP is the running OpenSM's
+                "opensm > /dev/null 2>&1 &",
+                "sm=$!",
+                "until grep -q 'SUBNET UP' /var/log/opensm.log; do kill -0 $sm || break; sleep 0.1; done",
+                "saquery > /dev/null || echo 'saquery failed'",
+                "ibstat > /dev/null; ibnetdiscover > /dev/null; perfquery > /dev/null; iblinkinfo > /dev/null",
+                "smpquery nodeinfo 1 > /dev/null; ibv_devinfo -v > /dev/null",
+                "udevadm test /sys/class/infiniband_mad/umad0 > /dev/null 2>&1 || echo 'udevadm test failed'",
+                "set -- $(ls /sys/class/infiniband)", // renamed by rdma-core's persistent naming rule
+                "ibv_rc_pingpong -d $1 -g 0 -p " + port + " -n 20 > /dev/null 2>&1 &",
+                "srv=$!",
+                Loopback.awaitListening(port, "srv"),
+                "ibv_rc_pingpong -d $2 -g 0 -p " + port + " -n 20 localhost > /dev/null || { echo 'pingpong failed'; kill $srv; }",
+                "wait $srv",
+                "kill $sm; wait $sm"))
+                .timeout(Duration.ofMinutes(5)).run().assertOk();
+        assertEquals("", r.stdout(), "every tool ran: " + r);
+        Map<String, String> after = stateListing();
+        List<String> changed = new ArrayList<>();
+        for (String path : union(before.keySet(), after.keySet())) {
+            String a = before.get(path), b = after.get(path);
+            if ((a == null || !a.equals(b)) && !othersActivity(path)) {
+                changed.add(path + ": " + (a == null ? "(none)" : a) + " -> " + (b == null ? "(none)" : b));
+            }
+        }
+        assertTrue(changed.isEmpty(), "the tools inside changed the host's files:\n" + String.join("\n", changed));
+        assertFalse(Files.exists(Path.of("/var/cache/opensm/guid2lid")) && !before.containsKey("/var/cache/opensm/guid2lid"),
+                "OpenSM's cache reached the host");
+    }
+
+    /** path -> "type size mtime" for every entry under /var, /run and /etc (symlinks not followed). */
+    static Map<String, String> stateListing() throws IOException {
+        Map<String, String> files = new TreeMap<>();
+        for (String top : List.of("/var", "/run", "/etc")) {
+            Files.walkFileTree(Path.of(top), new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) {
+                    files.put(dir.toString(), "d " + a.lastModifiedTime().toMillis());
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes a) {
+                    String type = a.isSymbolicLink() ? "l" : a.isRegularFile() ? "f" : "o";
+                    files.put(f.toString(), type + " " + a.size() + " " + a.lastModifiedTime().toMillis());
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path f, IOException e) {
+                    return FileVisitResult.CONTINUE; // unreadable (a FUSE mount of someone else's, a vanished file)
+                }
+            });
+        }
+        return files;
+    }
+
+    /**
+     * What the machine's own activity writes meanwhile, not this test's (the machine is shared with
+     * other test runs and package installs): package management, journals, and the caches of the
+     * other scripts (kernel-vm's, other engineers' instances under the default state root).
+     */
+    static boolean othersActivity(String path) {
+        for (String p : List.of("/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt", "/var/log/apt", "/var/cache/debconf",
+                "/var/log/dpkg.log", "/var/log/alternatives.log", "/var/cache/ldconfig", "/etc/ld.so.cache",
+                "/var/log/journal", "/var/cache/ibemu-kernel-vm", "/var/tmp/ibemu", "/var/lib/postgresql",
+                "/var/log/postgresql", "/run/postgresql", "/var/cache/man", "/var/lib/systemd")) {
+            if (path.equals(p) || path.startsWith(p + "/")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> u = new TreeSet<>(a);
+        u.addAll(b);
+        return u;
     }
 }

@@ -46,8 +46,9 @@ class KernelVmTest {
 
     @Test
     void aVmPastItsTimeoutIsKilledAndReported() {
-        Result r = Command.of(Ibemu.root().resolve("scripts/kernel-vm").toString(), "--timeout", "5", "--cmd", "true")
-                .timeout(Duration.ofMinutes(3)).run();
+        // a step that never ends by itself, and a step limit far past the VM's: only --timeout can end it
+        Result r = Command.of(Ibemu.root().resolve("scripts/kernel-vm").toString(), "--timeout", "5",
+                "--step-timeout", "3600", "--cmd", "while :; do sleep 1; done").timeout(Duration.ofMinutes(3)).run();
         assertEquals(3, r.exitCode(), r.toString());
         assertTrue(r.stderr().contains("exceeded --timeout 5s"), r.stderr());
         assertTrue(r.stdout().contains("=== cmd1 did not finish"), r.stdout());
@@ -62,7 +63,7 @@ class KernelVmTest {
         Result r = vm("--no-ib", "--share-root", "--mem", "768", "--cmd",
                 "for d in proc sys dev; do mount --bind /$d /host/$d; done; "
                         + "(chroot /host " + inChroot + " infiniband/umad9 231 9 >/tmp/echo.log 2>&1 &); "
-                        + "i=0; while [ ! -e /dev/infiniband/umad9 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; "
+                        + "while [ ! -e /dev/infiniband/umad9 ]; do sleep 0.1; done; " // the step's limit bounds it
                         + "stat -c '%F %t:%T %a' /dev/infiniband/umad9; dd if=/dev/infiniband/umad9 bs=5 count=1 2>/dev/null; "
                         + "cat /sys/class/cuse/*/dev; cat /tmp/echo.log");
         assertEquals(0, r.exitCode(), r.toString());

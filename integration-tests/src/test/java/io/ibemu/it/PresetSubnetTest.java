@@ -203,12 +203,12 @@ class PresetSubnetTest {
     @Test
     @Order(5)
     void rcPingpongRunsBetweenTwoLocalHcasOnDifferentLeaves() {
-        int port = 18600 + (int) (System.nanoTime() % 500);
+        int port = Loopback.freePort();
         String script = String.join("\n",
                 "out=$(mktemp -d)",
                 "ibv_rc_pingpong -d ibemu0 -g 0 -n 200 -p " + port + " > $out/server 2>&1 &",
                 "srv=$!",
-                "sleep 1",
+                Loopback.awaitListening(port, "srv"),
                 "timeout 120 ibv_rc_pingpong -d ibemu1 -g 0 -n 200 -p " + port + " localhost > $out/client 2>&1",
                 "c=$?",
                 "wait $srv; s=$?",

@@ -70,14 +70,15 @@ class RdmaNetlinkTest {
     /** A running ibv_rc_pingpong pair: its QP, CQ, MR and PD on each HCA with its pid, beside ib_mad's own. */
     @Test
     void rdmaResShowsTheResourcesOfARunningPingpongWithItsPid() {
-        int port = 17515 + (int) (System.nanoTime() % 1000);
+        int port = Loopback.freePort();
         Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
                 "ibv_rc_pingpong -g 0 -d ibemu0 -p " + port + " -n 1000000 > /dev/null 2>&1 &",
                 "srv=$!",
-                "sleep 1",
+                Loopback.awaitListening(port, "srv"),
                 "ibv_rc_pingpong -g 0 -d ibemu1 -p " + port + " -n 1000000 localhost > /dev/null 2>&1 &",
                 "cli=$!",
-                "sleep 2",
+                // both QPs in RTS: the pair is exchanging (a million iterations outlast the listing)
+                "until [ $(rdma res show qp | grep -c 'type RC state RTS') -ge 2 ]; do kill -0 $cli || break; sleep 0.1; done",
                 "echo srv=$srv cli=$cli",
                 "for t in qp cq mr pd; do rdma res show $t; done",
                 "rdma res",

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * `start --udev --rules DIR` with a user's rule file (resources/udev/70-ibemu-user.rules): every
+ * `start --udev --rules-only DIR` with a user's rule file (resources/udev/70-ibemu-user.rules): every
  * uevent of the emulated devices goes through systemd's own rules engine and its results hold
  * inside the namespace: by-port and by-GUID symlinks (the GUID from a PROGRAM), MODE 0660 and
  * GROUP rdma on umad and uverbs nodes (a process outside the group gets EACCES, one in it
@@ -50,7 +50,7 @@ class UdevRulesTest {
                 .redirectErrorStream(true).redirectOutput(hostMonitorOut.toFile()).start();
         // a and b are HCAs of the fabric; only a is plugged in at start
         ib = Ibemu.start("--topology", Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net")
-                .toString(), "--local", "a", "--udev", "--rules", rules.toString());
+                .toString(), "--local", "a", "--udev", "--rules-only", rules.toString());
     }
 
     @AfterAll
@@ -67,7 +67,7 @@ class UdevRulesTest {
     @Test
     void symlinksByPortAndByGuidPointAtTheNodes() {
         assertLinks("ibemu0", "umad0");
-        // rdma-core's and Debian's rules are not read: --rules names the only directory
+        // rdma-core's and Debian's rules are not read: --rules-only names the only directory
         ib.exec("test", "!", "-e", "/dev/infiniband/by-ibdev").assertOk();
     }
 

@@ -121,11 +121,11 @@ class VerbsToolsTest {
     @CsvSource({"rc_lat, -cp 1", "rc_bw, -cp 1", "rc_rdma_write_bw, -cp 1", "rc_rdma_read_lat, -cp 1", "ud_lat, -cp 1",
         "rc_lat, -cp 0", "rc_bw, -cp 0", "rc_rdma_read_lat, -cp 0", "ud_lat, -cp 0"})
     void qperfRunsOverTheEmulatedHcas(String test, String polling) {
-        int port = 19000 + (int) (System.nanoTime() % 1000);
+        int port = Loopback.freePort();
         Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
                 "qperf -lp " + port + " > /dev/null 2>&1 &",
                 "srv=$!",
-                "sleep 1",
+                Loopback.awaitListening(port, "srv"),
                 "timeout 60 qperf -lp " + port + " -t 1 " + polling + " -li ibemu1:1 -ri ibemu0:1 localhost " + test,
                 "c=$?",
                 "kill $srv; wait $srv",
@@ -151,12 +151,12 @@ class VerbsToolsTest {
     @CsvSource({"'rc_verbs,ud_verbs', tag_lat", "'rc_verbs,ud_verbs', tag_bw -s 65536", "ud_verbs, tag_lat",
         "ud_verbs, tag_bw -s 4096"})
     void ucxPerftestBetweenTwoProcessesOverEachTransport(String transports, String test) {
-        int port = 13000 + (int) (System.nanoTime() % 1000);
+        int port = Loopback.freePort();
         Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
                 "export UCX_TLS=" + transports + ",self",
                 "UCX_NET_DEVICES=ibemu0:1 timeout 120 ucx_perftest -p " + port + " > /dev/null 2>&1 &",
                 "srv=$!",
-                "sleep 2",
+                Loopback.awaitListening(port, "srv"),
                 "UCX_NET_DEVICES=ibemu1:1 timeout 120 ucx_perftest -p " + port + " -n 300 -t " + test + " localhost",
                 "c=$?",
                 "wait $srv; s=$?",
@@ -183,13 +183,13 @@ class VerbsToolsTest {
      * unless both exit 0. Both outputs go to stdout.
      */
     private static Result pair(String program, String args, String serverDev, String clientDev, String clientTail) {
-        int port = 18515 + (int) (System.nanoTime() % 1000);
+        int port = Loopback.freePort();
         String script = String.join("\n",
                 "set -u",
                 "out=$(mktemp -d)",
                 program + " " + serverDev + " -p " + port + " " + args + " > $out/server 2>&1 &",
                 "srv=$!",
-                "sleep 1",
+                Loopback.awaitListening(port, "srv"),
                 "timeout 120 " + program + " " + clientDev + " -p " + port + " " + args + clientTail + " > $out/client 2>&1",
                 "c=$?",
                 "wait $srv; s=$?",

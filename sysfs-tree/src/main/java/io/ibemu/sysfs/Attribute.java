@@ -1,7 +1,7 @@
 package io.ibemu.sysfs;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 import java.lang.System.Logger.Level;
 import java.util.function.Supplier;
 

@@ -1,6 +1,6 @@
 package io.ibemu.sysfs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 /** What a sysfs attribute's {@code store} method is: receives the text written to the file. */
 @FunctionalInterface

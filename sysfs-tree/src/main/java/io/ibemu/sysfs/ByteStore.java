@@ -1,6 +1,6 @@
 package io.ibemu.sysfs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 /** A sysfs {@code store} method that takes the written bytes exactly, as the kernel's does. */
 @FunctionalInterface

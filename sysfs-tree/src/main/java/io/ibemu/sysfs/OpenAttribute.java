@@ -1,6 +1,6 @@
 package io.ibemu.sysfs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 /**
  * One open file of an attribute, as sysfs's seq_file: the value is formatted at a read from

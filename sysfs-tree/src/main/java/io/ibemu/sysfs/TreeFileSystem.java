@@ -1,10 +1,10 @@
 package io.ibemu.sysfs;
 
 import com.kenai.jffi.MemoryIO;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.Fatal;
-import io.ibemu.devfs.LowLevelMount;
-import io.ibemu.devfs.LowLevelReplies;
+import io.ibemu.devfs.libfuse.LowLevelMount;
+import io.ibemu.devfs.libfuse.LowLevelReplies;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.ibemu.udev;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.ibemu.devfs.fuse;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.Fatal;
 
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package io.ibemu.devfs.fuse;
 
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Fatal;
 
 import java.util.ArrayList;
 import java.util.List;

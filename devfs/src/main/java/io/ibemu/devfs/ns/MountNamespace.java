@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -232,6 +233,55 @@ public final class MountNamespace {
         }
         forgetBelow(target);
         ours.add(target);
+    }
+
+    /**
+     * Replaces {@code dir} by a private, empty tmpfs with the directory's owner and mode (a
+     * tool's cache that must start empty and never reach the host); creates it privately when
+     * it does not exist.
+     */
+    public static synchronized void privateEmpty(Path dir) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            requireDirectory(target);
+            Owner owner = Owner.of(target);
+            MountCalls.tmpfs(target, owner.mode, owner.uid, owner.gid);
+        } else {
+            makeDirectory(target);
+            MountCalls.tmpfs(target, 0755, 0, 0);
+        }
+        forgetBelow(target);
+        ours.add(target);
+    }
+
+    /**
+     * Makes {@code dir} private: what is created in it from now on stays in this namespace, the
+     * host's entries stay in view (layered), except those {@code leftOut} names, which are not
+     * there at all (a tool's log or dump files, to start from none).
+     */
+    public static synchronized void privateEntries(Path dir, Predicate<String> leftOut) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        requireDirectory(target);
+        layerIfNeeded(target);
+        List<Path> gone;
+        try (Stream<Path> entries = Files.list(target)) {
+            gone = entries.filter(e -> leftOut.test(e.getFileName().toString())).toList();
+        }
+        for (Path entry : gone) {
+            if (!Files.isSymbolicLink(entry)) {
+                MountCalls.detach(entry); // a bound original (restore); a symlink is a copy
+            }
+            if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                try (Stream<Path> below = Files.list(entry)) {
+                    if (below.findAny().isPresent()) {
+                        throw new IOException("cannot leave out " + entry + ": it is not empty once detached");
+                    }
+                }
+            }
+            Files.delete(entry);
+        }
     }
 
     /** The directories layered so far, in order. */

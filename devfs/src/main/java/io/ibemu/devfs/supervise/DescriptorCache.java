@@ -132,7 +132,7 @@ final class DescriptorCache<F> {
             return true; // a thread group's leader: its tid is its tgid until the whole group is gone
         }
         long r = Invoker.getInstance().invokeN6(SYSCALL, SYSCALL_FUNCTION, SYS_KCMP, tid, tgid, KCMP_FILES, 0, 0);
-        if (r < 0 && Syscalls.errno() == io.ibemu.devfs.Errno.ENOSYS) {
+        if (r < 0 && Syscalls.errno() == io.ibemu.kernel.Errno.ENOSYS) {
             usable = false;
             entries.clear();
             LOG.log(System.Logger.Level.INFO, "no kcmp in this kernel: supervised writes look every fd up");

@@ -1,9 +1,9 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.MappableFile;
-import io.ibemu.devfs.SharedMemory;
+import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.kernel.Errno;
+import io.ibemu.devfs.device.MappableFile;
+import io.ibemu.devfs.device.SharedMemory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

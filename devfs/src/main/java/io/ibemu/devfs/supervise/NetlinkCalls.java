@@ -1,10 +1,10 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.ProcessMemory;
 import io.ibemu.devfs.netlink.NetlinkFamily;
 import io.ibemu.devfs.netlink.NetlinkInput;
 import io.ibemu.devfs.supervise.Listener.Notification;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -362,7 +362,7 @@ final class NetlinkCalls {
         }
         byte[] data;
         try {
-            data = Listener.gather(n.tid(), h.getLong(16), h.getLong(24));
+            data = UserMemory.gather(n.tid(), h.getLong(16), h.getLong(24));
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

@@ -1,7 +1,7 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.netlink.NetlinkFamily;
+import io.ibemu.kernel.Errno;
 
 import java.util.HashSet;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.ProcessMemory;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

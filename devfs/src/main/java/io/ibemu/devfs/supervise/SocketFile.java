@@ -1,8 +1,8 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.MessageOutlet;
+import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.devfs.device.MessageFile;
+import io.ibemu.devfs.device.MessageOutlet;
 
 import java.nio.ByteBuffer;
 

@@ -1,13 +1,13 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.ProcessMemory;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.MessageFile;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.devfs.supervise.Listener.Notification;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 import java.io.File;
 import java.io.IOException;
@@ -76,7 +76,7 @@ final class SocketFileCalls {
         if (n.nr() == Syscalls.SYS_READV) {
             long[] segments;
             try {
-                segments = Listener.iovecs(n.tid(), a[1], a[2]);
+                segments = UserMemory.iovecs(n.tid(), a[1], a[2]);
             } catch (Errno e) {
                 listener.fail(n, e.code());
                 return;
@@ -391,7 +391,7 @@ final class SocketFileCalls {
         }
 
         @Override
-        public io.ibemu.devfs.Caller caller() {
+        public io.ibemu.devfs.device.Caller caller() {
             return caller;
         }
 

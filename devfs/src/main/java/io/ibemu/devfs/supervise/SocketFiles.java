@@ -1,8 +1,8 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.MessageFile;
+import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.devfs.device.MessageFile;
+import io.ibemu.kernel.Errno;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

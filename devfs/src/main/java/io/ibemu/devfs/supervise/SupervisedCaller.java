@@ -1,10 +1,15 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.ProcessMemory;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The thread whose system call a seccomp notification stopped. It is interrupted once the
@@ -48,7 +53,7 @@ final class SupervisedCaller implements Caller {
 
     private DeviceNode.Credentials credentials() {
         if (credentials == null) {
-            credentials = Listener.credentials(tid);
+            credentials = credentials(tid);
         }
         return credentials;
     }
@@ -82,6 +87,32 @@ final class SupervisedCaller implements Caller {
     @Override
     public int installFile(DeviceFile file, int openFlags) throws Errno {
         return listener.install(id, file, openFlags);
+    }
+
+    /** fsuid, fsgid and groups from /proc/TID/status, as the kernel checks access. */
+    static DeviceNode.Credentials credentials(int tid) {
+        int fsuid = -1;
+        int fsgid = -1;
+        int[] groups = new int[0];
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"));
+            for (String line : lines) {
+                String[] f = line.split("\\s+");
+                if (line.startsWith("Uid:")) {
+                    fsuid = Integer.parseInt(f[4]);
+                } else if (line.startsWith("Gid:")) {
+                    fsgid = Integer.parseInt(f[4]);
+                } else if (line.startsWith("Groups:")) {
+                    groups = new int[f.length - 1];
+                    for (int i = 1; i < f.length; i++) {
+                        groups[i - 1] = Integer.parseInt(f[i]);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone or unreadable: no rights at all
+        }
+        return new DeviceNode.Credentials(fsuid, fsgid, groups);
     }
 
     @Override

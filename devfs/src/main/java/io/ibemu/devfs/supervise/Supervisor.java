@@ -1,12 +1,12 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.PrivateSocket;
 import io.ibemu.devfs.DeviceDirectory;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.DeviceNode;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.MessageFile;
+import io.ibemu.devfs.PrivateSocket;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.devfs.device.MessageFile;
 import io.ibemu.devfs.netlink.NetlinkFamily;
+import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

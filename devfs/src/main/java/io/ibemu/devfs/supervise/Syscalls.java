@@ -5,7 +5,7 @@ import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.MemoryIO;
 import com.kenai.jffi.Type;
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
 

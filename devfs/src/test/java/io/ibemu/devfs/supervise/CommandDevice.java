@@ -1,14 +1,14 @@
 package io.ibemu.devfs.supervise;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.CharDevice;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.Poll;
-import io.ibemu.devfs.PollWaiter;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

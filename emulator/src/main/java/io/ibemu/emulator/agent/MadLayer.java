@@ -58,7 +58,7 @@ public final class MadLayer implements AutoCloseable {
     }
 
     /** xa_alloc_cyclic over ib_mad_clients: the next free hi_tid. */
-    int allocate(MadAgent.Factory factory) throws io.ibemu.devfs.Errno {
+    int allocate(MadAgent.Factory factory) throws io.ibemu.kernel.Errno {
         for (int i = 0; i < HI_TID_LIMIT; i++) {
             int id = nextHiTid;
             nextHiTid = nextHiTid + 1 == HI_TID_LIMIT ? 1 : nextHiTid + 1;
@@ -67,7 +67,7 @@ public final class MadLayer implements AutoCloseable {
                 return id;
             }
         }
-        throw io.ibemu.devfs.Errno.of(io.ibemu.devfs.Errno.ENOMEM);
+        throw io.ibemu.kernel.Errno.of(io.ibemu.kernel.Errno.ENOMEM);
     }
 
     MadAgent agent(int hiTid) {

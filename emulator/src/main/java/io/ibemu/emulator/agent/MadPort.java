@@ -1,9 +1,9 @@
 package io.ibemu.emulator.agent;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.Arrays;

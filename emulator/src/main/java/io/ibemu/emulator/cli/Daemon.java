@@ -51,13 +51,13 @@ final class Daemon implements AutoCloseable {
     private static final Path SYS_PCI_ROOT = Path.of("/sys/devices", InfinibandSysfs.PCI_ROOT);
 
     /**
-     * {@code presetSubnet}: --sm preset; {@code udev}: apply the rules to every event; {@code rules}: only these
-     * directories' (default: the system's).
+     * {@code presetSubnet}: --sm preset; {@code udev}: apply the rules to every event; {@code rules}: these
+     * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, Path superviseStub) {
+                   List<Path> rules, boolean rulesOnly, Path superviseStub) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null);
         }
     }
 
@@ -149,6 +149,8 @@ final class Daemon implements AutoCloseable {
             for (String dir : new String[] {"bus/pci/drivers", "dev/char"}) {
                 graftEntries(sysDir.resolve(dir), Path.of("/sys").resolve(dir));
             }
+            // what the InfiniBand tools write by default stays with the instance (before /run/udev: /run is layered)
+            ToolState.makePrivate();
             // what udevadm writes (its database, /dev/char links) stays here even where the host has none yet
             MountNamespace.privateCopy(Path.of("/run/udev"));
             MountNamespace.privateCopy(Path.of("/dev/char"));
@@ -204,11 +206,13 @@ final class Daemon implements AutoCloseable {
     }
 
 
-    /** The rules worker: with --rules only those directories; udevadm and RUN under the supervisor stub if given. */
+    /** The rules worker: --rules beside the system's, --rules-only instead; udevadm and RUN under the supervisor stub if given. */
     private static UdevWorker udevWorker(Options o, DeviceDirectory devices) throws IOException {
         Path work = o.state().resolve("udev");
-        if (!o.rules().isEmpty()) {
+        if (o.rulesOnly()) {
             RulesDirectories.only(o.rules(), work);
+        } else if (!o.rules().isEmpty()) {
+            RulesDirectories.added(o.rules(), work);
         }
         List<String> prefix = o.superviseStub() == null ? List.of()
                 : List.of(o.superviseStub().toString(), "--socket", o.state().resolve(Supervisor.SOCKET).toString(), "--");

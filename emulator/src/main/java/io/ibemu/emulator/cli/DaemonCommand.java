@@ -3,7 +3,7 @@ package io.ibemu.emulator.cli;
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
-import io.ibemu.devfs.Fatal;
+import io.ibemu.kernel.Fatal;
 import io.ibemu.emulator.uverbs.ProviderProfile;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
@@ -45,11 +45,6 @@ final class DaemonCommand implements Callable<Integer> {
                     + "as an SM on the first cabled local port would leave it (LIDs, routes, Active), with no SM.")
     String sm = "none";
 
-    @Option(names = "--fuse-transport", paramLabel = "direct|libfuse", defaultValue = "direct",
-            description = "How the /dev/infiniband FUSE files are served: direct (the kernel protocol on /dev/fuse) "
-                    + "or libfuse (libfuse2's high-level API, kept to measure against).")
-    String fuseTransport = "direct";
-
     @Option(names = "--umad-transport", paramLabel = "socket|fuse", defaultValue = "socket",
             description = "How supervised programs' umad files are carried: socket (a socket pair per open: poll and "
                     + "read copies run natively, the daemon checks reads and serves write and ioctl) or fuse (the FUSE "
@@ -72,8 +67,12 @@ final class DaemonCommand implements Callable<Integer> {
     boolean udev;
 
     @Option(names = "--rules", paramLabel = "DIR",
-            description = "With --udev: read the rules only from DIR (repeatable; default: the system's rules directories).")
+            description = "With --udev: DIR's rules as well, as if in /etc/udev/rules.d (repeatable; implies --udev).")
     List<Path> rules = new ArrayList<>();
+
+    @Option(names = "--rules-only", paramLabel = "DIR",
+            description = "With --udev: the rules of DIR (and of --rules) only, none of the system's (repeatable; implies --udev).")
+    List<Path> rulesOnly = new ArrayList<>();
 
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
@@ -90,7 +89,7 @@ final class DaemonCommand implements Callable<Integer> {
 
     /**
      * The daemon's options as scripts/ibemu writes them ({@code daemon --state DIR}, then
-     * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules},
+     * {@code --topology}, {@code --local}, {@code --identity}, {@code --sm}, {@code --rules}, {@code --rules-only},
      * {@code --supervise-stub}, each with a value, and {@code --udev}), read
      * without picocli, whose class loading and reflection cost ~0.5 s of CPU, a third of a
      * start; null for anything else (help, an unknown option, a missing value), which picocli
@@ -117,11 +116,11 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--local" -> command.locals.add(value);
                 case "--identity" -> command.identity = Path.of(value);
                 case "--sm" -> command.sm = value;
-                case "--fuse-transport" -> command.fuseTransport = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--provider" -> command.provider = value;
                 case "--rules" -> command.rules.add(Path.of(value));
+                case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 default -> {
                     return null;
@@ -135,13 +134,6 @@ final class DaemonCommand implements Callable<Integer> {
     public Integer call() {
         if (!sm.equals("none") && !sm.equals("preset")) {
             System.err.println("ibemu: --sm " + sm + ": the daemon knows none and preset (opensm is the launcher's)");
-            return 2;
-        }
-        try {
-            // read by every DeviceDirectory made without a transport of its own
-            System.setProperty("ibemu.fuse.transport", DeviceDirectory.Transport.of(fuseTransport).name().toLowerCase());
-        } catch (IllegalArgumentException e) {
-            System.err.println("ibemu: --fuse-transport " + fuseTransport + ": direct or libfuse");
             return 2;
         }
         if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
@@ -188,8 +180,10 @@ final class DaemonCommand implements Callable<Integer> {
         }, FATAL_RESERVE, FATAL_DEADLINE_MS);
         ignoreUserSignals();
         try {
+            List<Path> ruleDirs = new ArrayList<>(rulesOnly);
+            ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !rules.isEmpty(), rules, superviseStub));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.control;
 
-import io.ibemu.devfs.Fatal;
 import io.ibemu.devfs.PrivateSocket;
+import io.ibemu.kernel.Fatal;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

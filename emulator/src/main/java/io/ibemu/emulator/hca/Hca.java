@@ -1,12 +1,12 @@
 package io.ibemu.emulator.hca;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortEvent;
 import io.ibemu.emulator.mad.PortInfo;
+import io.ibemu.kernel.Errno;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,18 +59,16 @@ public final class Hca implements AutoCloseable {
     final Responder responder;
     final Completer completer;
     final MulticastGroups multicast = new MulticastGroups();
+    private final MemoryRegistration registration = new MemoryRegistration(this);
+    private final QpModify qpModify = new QpModify(this);
 
     private final Map<Integer, QueuePair> qps = new HashMap<>();
-    private final Map<Integer, MemoryRegion> mrs = new HashMap<>();
-    private final Map<Integer, MemoryWindow> mws = new HashMap<>();
     private final Map<Integer, SharedReceiveQueue> srqs = new HashMap<>();
-    private final Map<Integer, Long> pinnedByPid = new HashMap<>();
     private int pds;
     private int cqs;
     private int ahs;
     private int xrcds;
     private int nextQpn = FIRST_QPN;
-    private int nextKey = 1;
     private int nextSrqNum = 1;
 
     /**
@@ -253,7 +251,7 @@ public final class Hca implements AutoCloseable {
         }
     }
 
-    private void live(ProtectionDomain pd) throws Errno {
+    void live(ProtectionDomain pd) throws Errno {
         if (pd == null || pd.destroyed || pd.hca() != this) {
             throw Errno.of(Errno.EINVAL);
         }
@@ -263,7 +261,7 @@ public final class Hca implements AutoCloseable {
 
     /**
      * reg_mr: registers {@code [start, start + length)} of the owner's memory as HCA virtual
-     * addresses from {@code iova}.
+     * addresses from {@code iova} ({@link MemoryRegistration}).
      *
      * @throws Errno EINVAL: length 0, unknown access bits, remote write/atomic without local
      *     write, start and iova in different page offsets; EOPNOTSUPP: on-demand paging; EFAULT:
@@ -272,68 +270,7 @@ public final class Hca implements AutoCloseable {
      */
     public MemoryRegion registerMr(ProtectionDomain pd, long start, long length, long iova, int access,
             HostMemory memory) throws Errno {
-        synchronized (lock()) {
-            live(pd);
-            checkMr(start, length, iova, access, memory);
-            if (mrs.size() >= MAX_MR) {
-                throw Errno.of(Errno.ENOMEM);
-            }
-            long pinned = pin(pd.owner(), start, length, memory);
-            MemoryRegion mr = new MemoryRegion(pd, start, length, iova, access, newKey(), memory, pinned);
-            mrs.put(mr.lkey(), mr);
-            pd.users++;
-            return mr;
-        }
-    }
-
-    private static void checkMr(long start, long length, long iova, int access, HostMemory memory) throws Errno {
-        if ((access & Access.ON_DEMAND) != 0) {
-            throw Errno.of(Errno.EOPNOTSUPP);
-        }
-        // ib_check_mr_access: remote write/atomic need local write
-        if ((access & ~Access.SUPPORTED) != 0 || length <= 0
-                || (access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 && (access & Access.LOCAL_WRITE) == 0
-                || ((start ^ iova) & (memory.pageSize() - 1)) != 0) {
-            throw Errno.of(Errno.EINVAL);
-        }
-        if (!memory.isMapped(start, length, Access.writable(access))) {
-            throw Errno.of(Errno.EFAULT);
-        }
-    }
-
-    /** Charges whole pages to the owner's locked memory (ib_umem_get's pinned_vm check). */
-    private long pin(VerbsOwner owner, long start, long length, HostMemory memory) throws Errno {
-        long page = memory.pageSize();
-        long bytes = ((start + length + page - 1) / page - start / page) * page;
-        long limit = memory.pinnedLimit();
-        long now = pinnedByPid.getOrDefault(owner.pid(), 0L);
-        if (limit >= 0 && now + bytes > limit) {
-            throw Errno.of(Errno.ENOMEM);
-        }
-        pinnedByPid.put(owner.pid(), now + bytes);
-        return bytes;
-    }
-
-    private void unpin(VerbsOwner owner, long bytes) {
-        pinnedByPid.computeIfPresent(owner.pid(), (k, v) -> v - bytes <= 0 ? null : v - bytes);
-    }
-
-    /** Bytes of registered memory charged to {@code pid}. */
-    public long pinnedBytes(int pid) {
-        synchronized (lock()) {
-            return pinnedByPid.getOrDefault(pid, 0L);
-        }
-    }
-
-    private int newKey() {
-        // key = index << 8 | 8-bit tag, as rdmavt's lkey table forms keys; never 0 (the reserved DMA key)
-        while (true) {
-            int index = nextKey++ & 0xFFFFFF;
-            int key = index << 8 | (index & 0xFF);
-            if (index != 0 && !mrs.containsKey(key) && !mws.containsKey(key)) {
-                return key;
-            }
-        }
+        return registration.register(pd, start, length, iova, access, memory);
     }
 
     /**
@@ -345,78 +282,32 @@ public final class Hca implements AutoCloseable {
      */
     public MemoryRegion reregisterMr(MemoryRegion mr, int flags, ProtectionDomain pd, long start, long length,
             long iova, int access, HostMemory memory) throws Errno {
-        synchronized (lock()) {
-            if (mrs.get(mr.lkey()) != mr || flags == 0 || (flags & ~(REREG_TRANS | REREG_PD | REREG_ACCESS)) != 0) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            ProtectionDomain newPd = (flags & REREG_PD) != 0 ? pd : mr.pd();
-            live(newPd);
-            boolean trans = (flags & REREG_TRANS) != 0;
-            long s = trans ? start : mr.start();
-            long len = trans ? length : mr.length();
-            long va = trans ? iova : mr.iova();
-            HostMemory mem = trans ? memory : mr.memory();
-            int acc = (flags & REREG_ACCESS) != 0 ? access : mr.access();
-            checkMr(s, len, va, acc, mem);
-            unpin(mr.pd().owner(), mr.pinned);
-            long pinned;
-            try {
-                pinned = pin(newPd.owner(), s, len, mem);
-            } catch (Errno e) {
-                pin(mr.pd().owner(), mr.start(), mr.length(), mr.memory());
-                throw e;
-            }
-            MemoryRegion next = new MemoryRegion(newPd, s, len, va, acc, mr.lkey(), mem, pinned);
-            mr.pd().users--;
-            newPd.users++;
-            mrs.put(next.lkey(), next);
-            return next;
-        }
+        return registration.reregister(mr, flags, pd, start, length, iova, access, memory);
     }
 
     /** dereg_mr. @throws Errno EBUSY while type-2 windows are bound to it; EINVAL if not registered */
     public void deregister(MemoryRegion mr) throws Errno {
-        synchronized (lock()) {
-            if (mrs.get(mr.lkey()) != mr) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            if (mr.boundWindows > 0) {
-                throw Errno.of(Errno.EBUSY);
-            }
-            mrs.remove(mr.lkey());
-            unpin(mr.pd().owner(), mr.pinned);
-            mr.pd().users--;
-        }
+        registration.deregister(mr);
+    }
+
+    /** Bytes of registered memory charged to {@code pid}. */
+    public long pinnedBytes(int pid) {
+        return registration.pinnedBytes(pid);
     }
 
     /** The live region with key {@code key}; null when none (lkey/rkey lookup of the data path). */
     MemoryRegion region(int key) {
-        return mrs.get(key);
+        return registration.region(key);
     }
 
     /** alloc_mw. @throws Errno EINVAL for a type other than 1 or 2 */
     public MemoryWindow allocMw(ProtectionDomain pd, int type) throws Errno {
-        synchronized (lock()) {
-            live(pd);
-            if (type != 1 && type != 2) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            MemoryWindow mw = new MemoryWindow(pd, type, newKey());
-            mws.put(mw.rkey(), mw);
-            pd.users++;
-            return mw;
-        }
+        return registration.allocMw(pd, type);
     }
 
     /** dealloc_mw. @throws Errno EINVAL if not allocated */
     public void dealloc(MemoryWindow mw) throws Errno {
-        synchronized (lock()) {
-            if (mws.get(mw.rkey()) != mw) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            mws.remove(mw.rkey());
-            mw.pd().users--;
-        }
+        registration.dealloc(mw);
     }
 
     // ---- completion queues ----
@@ -704,132 +595,7 @@ public final class Hca implements AutoCloseable {
     public void modify(QueuePair qp, QpAttributes attrs, int mask) throws Errno {
         synchronized (lock()) {
             live(qp);
-            QpState cur = (mask & QpAttributeMask.CUR_STATE) != 0 ? attrs.curQpState() : qp.currentState();
-            QpState next = (mask & QpAttributeMask.STATE) != 0 ? attrs.qpState() : cur;
-            if (cur == null || next == null || (mask & ~QpAttributeMask.ALL) != 0
-                    || !QpTransitions.isOk(cur, next, qp.type(), mask)) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            checkValues(qp, attrs, mask);
-            QpState was = qp.currentState();
-            qp.attrs = merge(qp.attrs, attrs, mask, next);
-            transitioned(qp, was, next, attrs, mask);
-        }
-    }
-
-    private void checkValues(QueuePair qp, QpAttributes a, int mask) throws Errno {
-        int port = (mask & QpAttributeMask.PORT) != 0 ? a.portNum() : qp.attrs.portNum();
-        boolean bad = (mask & QpAttributeMask.PORT) != 0 && !hasPort(a.portNum())
-                || (mask & QpAttributeMask.PKEY_INDEX) != 0 && (a.pkeyIndex() < 0
-                        || a.pkeyIndex() >= fabricPort(hasPort(port) ? port : 1).pkeys().length)
-                || (mask & QpAttributeMask.AV) != 0 && !validPath(a.ah(), port)
-                || (mask & QpAttributeMask.ALT_PATH) != 0 && !validPath(a.altAh(), a.altAh() == null ? 0
-                        : a.altAh().portNum())
-                || (mask & QpAttributeMask.PATH_MTU) != 0 && (a.pathMtu() < 1 || a.pathMtu() > 5)
-                || (mask & QpAttributeMask.MAX_DEST_RD_ATOMIC) != 0 && (a.maxDestRdAtomic() < 0
-                        || a.maxDestRdAtomic() > MAX_RD_ATOMIC)
-                || (mask & QpAttributeMask.MAX_QP_RD_ATOMIC) != 0 && (a.maxRdAtomic() < 0
-                        || a.maxRdAtomic() > MAX_INIT_RD_ATOMIC)
-                || (mask & QpAttributeMask.MIN_RNR_TIMER) != 0 && (a.minRnrTimer() < 0 || a.minRnrTimer() > 31)
-                || (mask & QpAttributeMask.TIMEOUT) != 0 && (a.timeout() < 0 || a.timeout() > 31)
-                || (mask & QpAttributeMask.RETRY_CNT) != 0 && (a.retryCnt() < 0 || a.retryCnt() > 7)
-                || (mask & QpAttributeMask.RNR_RETRY) != 0 && (a.rnrRetry() < 0 || a.rnrRetry() > 7)
-                || (mask & QpAttributeMask.PATH_MIG_STATE) != 0 && (a.pathMigState() < 0 || a.pathMigState() > 2)
-                || (mask & QpAttributeMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~Access.SUPPORTED) != 0;
-        if (bad) {
-            throw Errno.of(Errno.EINVAL);
-        }
-    }
-
-    /** rvt_check_ah: a port of this HCA, SL 0..15, a unicast DLID (multicast only with a GRH, not for a QP path). */
-    private boolean validPath(AhAttributes ah, int port) {
-        return ah != null && hasPort(ah.portNum() == 0 ? port : ah.portNum()) && ah.sl() >= 0 && ah.sl() <= 15
-                && ah.dlid() >= 0 && ah.dlid() < 0xC000;
-    }
-
-    private static QpAttributes merge(QpAttributes old, QpAttributes a, int m, QpState next) {
-        QpAttributes.Builder b = old.toBuilder().qpState(next).curQpState(next);
-        if ((m & QpAttributeMask.EN_SQD_ASYNC_NOTIFY) != 0) {
-            b.enSqdAsyncNotify(a.enSqdAsyncNotify());
-        }
-        if ((m & QpAttributeMask.ACCESS_FLAGS) != 0) {
-            b.qpAccessFlags(a.qpAccessFlags());
-        }
-        if ((m & QpAttributeMask.PKEY_INDEX) != 0) {
-            b.pkeyIndex(a.pkeyIndex());
-        }
-        if ((m & QpAttributeMask.PORT) != 0) {
-            b.portNum(a.portNum());
-        }
-        if ((m & QpAttributeMask.QKEY) != 0) {
-            b.qkey(a.qkey());
-        }
-        if ((m & QpAttributeMask.AV) != 0) {
-            b.ah(a.ah());
-        }
-        if ((m & QpAttributeMask.PATH_MTU) != 0) {
-            b.pathMtu(a.pathMtu());
-        }
-        if ((m & QpAttributeMask.TIMEOUT) != 0) {
-            b.timeout(a.timeout());
-        }
-        if ((m & QpAttributeMask.RETRY_CNT) != 0) {
-            b.retryCnt(a.retryCnt());
-        }
-        if ((m & QpAttributeMask.RNR_RETRY) != 0) {
-            b.rnrRetry(a.rnrRetry());
-        }
-        if ((m & QpAttributeMask.RQ_PSN) != 0) {
-            b.rqPsn(a.rqPsn() & QPN_MASK);
-        }
-        if ((m & QpAttributeMask.MAX_QP_RD_ATOMIC) != 0) {
-            b.maxRdAtomic(a.maxRdAtomic());
-        }
-        if ((m & QpAttributeMask.ALT_PATH) != 0) {
-            b.altAh(a.altAh()).altPkeyIndex(a.altPkeyIndex()).altPortNum(a.altPortNum()).altTimeout(a.altTimeout());
-        }
-        if ((m & QpAttributeMask.MIN_RNR_TIMER) != 0) {
-            b.minRnrTimer(a.minRnrTimer());
-        }
-        if ((m & QpAttributeMask.SQ_PSN) != 0) {
-            b.sqPsn(a.sqPsn() & QPN_MASK);
-        }
-        if ((m & QpAttributeMask.MAX_DEST_RD_ATOMIC) != 0) {
-            b.maxDestRdAtomic(a.maxDestRdAtomic());
-        }
-        if ((m & QpAttributeMask.PATH_MIG_STATE) != 0) {
-            b.pathMigState(a.pathMigState());
-        }
-        if ((m & QpAttributeMask.DEST_QPN) != 0) {
-            b.destQpNum(a.destQpNum() & QPN_MASK);
-        }
-        if ((m & QpAttributeMask.RATE_LIMIT) != 0) {
-            b.rateLimit(a.rateLimit());
-        }
-        return b.build();
-    }
-
-    /** What entering {@code next} does to the queues (rvt_modify_qp's side effects). */
-    private void transitioned(QueuePair qp, QpState was, QpState next, QpAttributes a, int mask) {
-        if (next != QpState.SQD) {
-            qp.sqDraining = false;
-        }
-        if (next == QpState.RESET && was != QpState.RESET) {
-            requester.cancelRetry(qp);
-            qp.sq.clear();
-            qp.rq.clear();
-        } else if (next == QpState.ERR && was != QpState.ERR) {
-            completer.entered(qp);
-        } else if (next == QpState.SQD && was == QpState.RTS) {
-            // rvt_modify_qp: draining while a begun WQE is unfinished (s_last != s_cur); the
-            // WQEs not yet begun wait for RTS
-            QueuePair.SendWqe head = qp.sq.peek();
-            qp.sqDraining = head != null && head.started;
-            if (!qp.sqDraining) {
-                sqDrained(qp);
-            }
-        } else if (next == QpState.RTS) {
-            requester.drain(qp);
+            qpModify.apply(qp, attrs, mask);
         }
     }
 
@@ -1068,8 +834,8 @@ public final class Hca implements AutoCloseable {
         synchronized (lock()) {
             Map<String, Integer> m = new LinkedHashMap<>();
             m.put("pd", pds);
-            m.put("mr", mrs.size());
-            m.put("mw", mws.size());
+            m.put("mr", registration.regions());
+            m.put("mw", registration.windows());
             m.put("cq", cqs);
             m.put("qp", qps.size());
             m.put("srq", srqs.size());

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.hca;
 
 import com.kenai.jffi.MemoryIO;
-import io.ibemu.devfs.ProcessVm;
+import io.ibemu.kernel.ProcessVm;
 import java.io.IOException;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.hca;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;

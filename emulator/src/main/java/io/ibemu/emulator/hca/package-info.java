@@ -7,7 +7,7 @@
  * finishes work requests, {@link io.ibemu.emulator.hca.DataLink} carries packets.
  *
  * <p>No ABI byte layout lives here: the uverbs layer decodes commands and calls {@link
- * io.ibemu.emulator.hca.Hca}. Errors are {@link io.ibemu.devfs.Errno} with the errno the kernel
+ * io.ibemu.emulator.hca.Hca}. Errors are {@link io.ibemu.kernel.Errno} with the errno the kernel
  * returns for the verb; completions carry {@code ibv_wc_status} and {@code ibv_wc_opcode} numbers.
  *
  * <p>Locking: one model lock for every HCA sharing a {@link io.ibemu.emulator.hca.DataLink}

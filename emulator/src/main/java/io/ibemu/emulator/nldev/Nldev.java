@@ -1,6 +1,5 @@
 package io.ibemu.emulator.nldev;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.netlink.Attributes;
 import io.ibemu.devfs.netlink.MessageWriter;
 import io.ibemu.devfs.netlink.NetlinkFamily;
@@ -9,6 +8,7 @@ import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.PortAttributes;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.uverbs.UverbsDevice;
+import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.ibemu.emulator.nldev;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.devfs.netlink.MessageWriter;
 import io.ibemu.devfs.netlink.NetlinkFamily.Dump;
 import io.ibemu.devfs.netlink.NetlinkFamily.Failure;
@@ -16,6 +15,7 @@ import io.ibemu.emulator.hca.QpType;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.uverbs.ObjectType;
 import io.ibemu.emulator.uverbs.UverbsDevice;
+import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.sysfs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import io.ibemu.sysfs.SysDir;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -1,11 +1,11 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.CharDevice;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -1,15 +1,14 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.MessageFile;
-import io.ibemu.devfs.MessageOutlet;
-import io.ibemu.devfs.Poll;
-import io.ibemu.devfs.PollWaiter;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.MessageFile;
+import io.ibemu.devfs.device.MessageOutlet;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.emulator.agent.MadAgent;
 import io.ibemu.emulator.agent.MadAgentClient;
 import io.ibemu.emulator.agent.MadLayer;
@@ -21,6 +20,7 @@ import io.ibemu.emulator.agent.Rmpp;
 import io.ibemu.emulator.agent.SendRequest;
 import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -1,8 +1,8 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.kernel.Errno;
 
 import java.util.Arrays;
 

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.Errno;
 
 import static io.ibemu.emulator.uverbs.WriteCommand.ex;
 import static io.ibemu.emulator.uverbs.WriteCommand.in;

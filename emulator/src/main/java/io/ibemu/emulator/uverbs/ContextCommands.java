@@ -1,8 +1,8 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.hca.DeviceAttributes;
 import io.ibemu.emulator.hca.PortAttributes;
+import io.ibemu.kernel.Errno;
 
 /** GET_CONTEXT, QUERY_DEVICE (both), QUERY_PORT and CREATE_COMP_CHANNEL (uverbs_cmd.c). */
 final class ContextCommands {

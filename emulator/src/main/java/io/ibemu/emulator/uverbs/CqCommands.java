@@ -1,10 +1,10 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.abi.CField;
 import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.WorkCompletion;
+import io.ibemu.kernel.Errno;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,6 +1,5 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.Hca;
@@ -10,6 +9,7 @@ import io.ibemu.emulator.hca.ProtectionDomain;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.kernel.Errno;
 
 /**
  * Destroying one object of a file (uverbs_destroy_uobject): the model object goes (EBUSY while

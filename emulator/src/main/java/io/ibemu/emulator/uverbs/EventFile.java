@@ -1,13 +1,13 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.Poll;
-import io.ibemu.devfs.PollWaiter;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -1,10 +1,10 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.MemoryRegion;
 import io.ibemu.emulator.hca.MemoryWindow;
 import io.ibemu.emulator.hca.ProtectionDomain;
+import io.ibemu.kernel.Errno;
 
 /** Memory regions and windows (ib_uverbs_reg_mr, _rereg_mr, _alloc_mw and their destroys). */
 final class MrCommands {

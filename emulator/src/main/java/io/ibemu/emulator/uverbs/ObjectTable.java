@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.List;

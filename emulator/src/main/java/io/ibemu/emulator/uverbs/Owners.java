@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
+import io.ibemu.devfs.device.Caller;
 import io.ibemu.emulator.hca.VerbsOwner;
 
 import java.io.IOException;

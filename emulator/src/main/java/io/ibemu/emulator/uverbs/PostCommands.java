@@ -1,6 +1,5 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.abi.CField;
 import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.AddressHandle;
@@ -9,9 +8,10 @@ import io.ibemu.emulator.hca.QpType;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.ReceiveWorkRequest;
 import io.ibemu.emulator.hca.SendWorkRequest;
-import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.Sge;
+import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.WrOpcode;
+import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,12 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.ProtectionDomain;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.SrqAttributes;
 import io.ibemu.emulator.hca.SrqType;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.kernel.Errno;
 
 /** Shared receive queues, basic and XRC (ib_uverbs_create_srq, _create_xsrq, _modify, _query, _destroy). */
 final class SrqCommands {

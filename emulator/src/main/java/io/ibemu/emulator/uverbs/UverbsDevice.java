@@ -1,17 +1,16 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.CharDevice;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.emulator.hca.Hca;
-
 import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
 import io.ibemu.emulator.uverbs.provider.Driver;
+import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,16 +1,16 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.MappableFile;
-import io.ibemu.devfs.SharedMemory;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.Poll;
-import io.ibemu.devfs.PollWaiter;
-import io.ibemu.devfs.ReadRequest;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.MappableFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.devfs.device.SharedMemory;
 import io.ibemu.emulator.abi.CField;
 import io.ibemu.emulator.hca.AsyncEvent;
+import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.provider.QueueMemory;
 

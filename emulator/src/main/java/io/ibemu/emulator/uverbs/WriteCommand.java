@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.Errno;
 
 /**
  * One write() command as the kernel's uapi declares it (DECLARE_UVERBS_WRITE and

@@ -18,15 +18,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.fabric.Node;
-import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.Port.Counter;
+import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.NodeInfo;
 import io.ibemu.emulator.mad.PortCounters;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.kernel.Errno;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;

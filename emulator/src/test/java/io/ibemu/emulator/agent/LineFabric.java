@@ -3,7 +3,6 @@ package io.ibemu.emulator.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import io.ibemu.devfs.Errno;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
@@ -14,6 +13,7 @@ import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.PortInfo;
 import io.ibemu.emulator.mad.SmAttribute;
 import io.ibemu.emulator.topology.TopologyParser;
+import io.ibemu.kernel.Errno;
 import java.io.StringReader;
 import java.util.Arrays;
 import java.util.Map;

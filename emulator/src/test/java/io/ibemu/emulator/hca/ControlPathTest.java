@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ibemu.devfs.Errno;
+import io.ibemu.kernel.Errno;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

@@ -1,8 +1,8 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.ReadRequest;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.kernel.Errno;
 
 /** The calling thread of a unit test: never signalled, no memory to reach into. */
 final class TestCaller implements Caller {

@@ -1,9 +1,8 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.IoctlResult;
-import io.ibemu.devfs.Poll;
-import io.ibemu.devfs.ReadResult;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.agent.Mads;
 import io.ibemu.emulator.fabric.Fabric;
@@ -11,6 +10,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.kernel.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -325,7 +325,7 @@ class UmadFileTest {
     }
 
     /** What the supervisor's socket pair sees of a diverted file. */
-    private static final class Outlet implements io.ibemu.devfs.MessageOutlet {
+    private static final class Outlet implements io.ibemu.devfs.device.MessageOutlet {
         final java.util.List<byte[]> sent = new java.util.ArrayList<>();
         boolean room = true;
         int hangUps;

@@ -1,8 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.DeviceFile;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
@@ -12,6 +11,7 @@ import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
+import io.ibemu.kernel.Errno;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

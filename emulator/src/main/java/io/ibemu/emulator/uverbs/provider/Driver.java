@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs.provider;
 
-import io.ibemu.devfs.Caller;
-import io.ibemu.devfs.Errno;
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QueuePair;

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs.provider;
 
-import io.ibemu.devfs.Errno;
-import io.ibemu.devfs.SharedMemory;
+import io.ibemu.kernel.Errno;
+import io.ibemu.devfs.device.SharedMemory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

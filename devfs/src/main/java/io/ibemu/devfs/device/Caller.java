@@ -1,0 +1,40 @@
+package io.ibemu.devfs.device;
+
+import io.ibemu.kernel.Errno;
+
+/** The thread that made the current request, as FUSE tells it. */
+public interface Caller {
+
+    /** The calling thread's id (FUSE reports the kernel task id, a tid). */
+    int tid();
+
+    int uid();
+
+    int gid();
+
+    /** True once the caller got a signal while this request was pending (libfuse's fuse_interrupted). */
+    boolean interrupted();
+
+    /**
+     * Copies {@code data} into the caller's memory at {@code address} (process_vm_writev).
+     * For replies the kernel writes into user memory and still fails.
+     */
+    void writeMemory(long address, byte[] data) throws Errno;
+
+    /** Reads {@code length} bytes of the caller's memory at {@code address} (process_vm_readv). */
+    byte[] readMemory(long address, int length) throws Errno;
+
+    /**
+     * Makes {@code file} a new open file in the caller's descriptor table, as the kernel's
+     * {@code get_unused_fd_flags} + {@code fd_install} do for uverbs' async and completion-channel
+     * fds: the lowest free number, close-on-exec when {@code openFlags} has O_CLOEXEC; the
+     * access mode of {@code openFlags} and O_NONBLOCK become the file's. read/poll/release of
+     * that file then reach {@code file} as for any device file. Only a caller under the
+     * launcher's supervisor can get one: others throw {@link Errno#EOPNOTSUPP}.
+     *
+     * @return the new descriptor number in the caller
+     */
+    default int installFile(DeviceFile file, int openFlags) throws Errno {
+        throw Errno.of(Errno.EOPNOTSUPP);
+    }
+}
