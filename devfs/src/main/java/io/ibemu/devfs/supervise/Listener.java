@@ -326,8 +326,8 @@ final class Listener {
     }
 
     long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
-        if ((flags & Syscalls.ADDFD_SETFD) != 0 && supervisor.socketFiles() != null) {
-            supervisor.socketFiles().installed(target);
+        if ((flags & Syscalls.ADDFD_SETFD) != 0) {
+            supervisor.installedAt(target);
         }
         long scratch = scratch() + AT_REPLY;
         MEMORY.putLong(scratch, id);

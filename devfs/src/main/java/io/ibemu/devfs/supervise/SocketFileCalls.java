@@ -217,7 +217,7 @@ final class SocketFileCalls {
         if (s == null) {
             if ((n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) && a[1] >= listener.base()
                     && a[1] < listener.base() + listener.count()) {
-                supervisor.socketFiles().installed((int) a[1]);
+                supervisor.installedAt((int) a[1]);
             }
             listener.proceed(n);
             return;
@@ -263,8 +263,8 @@ final class SocketFileCalls {
     private void duplicateMapped(Notification n) throws Errno {
         long[] a = n.args();
         if (n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) {
-            if (a[1] >= listener.base() && a[1] < listener.base() + listener.count() && supervisor.socketFiles() != null) {
-                supervisor.socketFiles().installed((int) a[1]);
+            if (a[1] >= listener.base() && a[1] < listener.base() + listener.count()) {
+                supervisor.installedAt((int) a[1]);
             }
             listener.proceed(n);
             return;

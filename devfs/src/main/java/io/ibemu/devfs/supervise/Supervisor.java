@@ -86,8 +86,9 @@ public final class Supervisor implements AutoCloseable {
             MappedFiles mapped) {
         this.devices = devices;
         this.descriptors = descriptors;
-        // a memfd-carried file's closes are not seen one by one: looked up at each call
-        this.remember = file -> file instanceof SocketFile || devices.closesSeen() && !(file instanceof NodeFile f && f.mapped);
+        // a memfd-carried file is remembered as a socket-carried one: until its release (the
+        // close event) or an install at its number; a FUSE node file while its closes are seen
+        this.remember = file -> file instanceof SocketFile || file instanceof NodeFile f && f.mapped || devices.closesSeen();
         this.sockets = sockets;
         this.mapped = mapped;
         this.netlink = new NetlinkSockets(families);
@@ -247,6 +248,15 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** The socket-carried files, or null when message files go over FUSE. */
+    /**
+     * A descriptor was installed at {@code fd} in some caller: an earlier answer for that number
+     * may name a file closed there unseen (socket- and memfd-carried files' closes are not seen
+     * one by one).
+     */
+    void installedAt(int fd) {
+        descriptors.forgetNumber(fd);
+    }
+
     /** The memfd-carried files, or null when this kernel has no memfd or inotify. */
     MappedFiles mappedFiles() {
         return mapped;
