@@ -136,12 +136,24 @@ class SubnetManagerLaunchTest {
 
     @Test
     void anSmThatDoesNotMakeThePortsActiveInTimeIsReportedWithItsLog() throws Exception {
-        List<String> args = new ArrayList<>(List.of("run"));
-        args.addAll(fabricArgs("--sm", "opensm", "--", "true"));
-        // No subnet brings a port up within 0 s: the first look finds them Init.
-        Result r = Ibemu.launcher(args.toArray(String[]::new)).env("IBEMU_SM_TIMEOUT", "0").timeout(TIMEOUT).run();
+        // b is cabled to c, another HCA: OpenSM on a's port never reaches b's subnet, so b/1 stays
+        // Init however fast the machine (HCAs forward nothing)
+        Path apart = Ibemu.tmpDir().resolve("sm-launch-apart.net");
+        Files.writeString(apart, """
+                Hca 1 "a" # "host-a HCA-1"
+                [1] "sw"[1]
+                Hca 1 "b" # "host-b HCA-1"
+                [1] "c"[1]
+                Hca 1 "c" # "host-c HCA-1"
+                [1] "b"[1]
+                Switch 8 "sw" # "edge switch" enhanced port 0
+                [1] "a"[1]
+                """);
+        Result r = Ibemu.launcher("run", "--topology", apart.toString(), "--local", "a", "--local", "b", "--sm", "opensm",
+                "--", "true").env("IBEMU_SM_TIMEOUT", "3").timeout(TIMEOUT).run();
         r.assertExit(125);
-        assertTrue(r.stderr().contains("IBEMU_SM_TIMEOUT") && r.stderr().contains("not Active: ibemu0/1 ibemu1/1"), r.toString());
+        assertTrue(r.stderr().contains("IBEMU_SM_TIMEOUT") && r.stderr().contains("not Active after 3 s: \"b\"[1]")
+                && !r.stderr().contains("\"a\"[1]"), r.toString());
         Path log = keptLog(r);
         // OpenSM is stopped at the first look, which can come before its first log line
         String kept = Files.readString(log);

@@ -1,6 +1,6 @@
 package io.ibemu.udev;
 
-import io.ibemu.sysfs.SysDir;
+import io.ibemu.sysfstree.SysDir;
 
 /**
  * A device directory's {@code uevent} attribute (drivers/base/core.c uevent_show/uevent_store):

@@ -102,6 +102,19 @@ public final class CStruct {
             return scalar(member, 8, true);
         }
 
+        /**
+         * {@code packed_ulong member[count]} of ib_user_mad.h: host-order 64-bit words aligned to 4
+         * bytes only, named {@code member[i]}.
+         */
+        public Builder packedUlongs(String member, int count) {
+            align(4);
+            for (int i = 0; i < count; i++) {
+                add(new CField(member + "[" + i + "]", offset, 8, false));
+                offset += 8;
+            }
+            return this;
+        }
+
         /** {@code __u8 member[count]}: read and written as bytes. */
         public Builder bytes(String member, int count) {
             align(1);

@@ -15,7 +15,7 @@ public final class MadAgent {
     /** Sends waiting for their response (the kernel's wait_list), in posting order. */
     final List<SendRequest> waiting = new ArrayList<>();
     /** RMPP messages this agent is receiving, or received lately (to re-ACK duplicates). */
-    final List<RmppReassembly> reassemblies = new ArrayList<>();
+    final List<Rmpp.Reassembly> reassemblies = new ArrayList<>();
     boolean registered = true;
 
     MadAgent(int hiTid, MadPort port, int qpn, MadRegistration registration, int rmppVersion, boolean userRmpp,

@@ -2,6 +2,13 @@ package io.ibemu.emulator.agent;
 
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.ClassPortInfo;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadStatus;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.RmppHeader;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.kernel.Errno;
 
@@ -31,6 +38,7 @@ public final class MadPort {
     /** Who receives an unsolicited MAD, keyed as {@link #key}. */
     private final Map<Long, MadAgent> methods = new HashMap<>();
     private final List<MadAgent> agents = new ArrayList<>();
+    private final Rmpp rmpp = new Rmpp(this);
 
     MadPort(MadLayer layer, Port port) {
         this.layer = layer;
@@ -47,16 +55,16 @@ public final class MadPort {
      */
     public MadAgent register(int qpn, MadRegistration reg, int rmppVersion, boolean userRmpp, MadAgentClient client)
             throws Errno {
-        if (rmppVersion != 0 && rmppVersion != Rmpp.VERSION) {
+        if (rmppVersion != 0 && rmppVersion != RmppHeader.VERSION) {
             throw Errno.of(Errno.EINVAL);
         }
         if (reg != null) {
             int cls = reg.mgmtClass();
-            boolean smiClass = cls == Mads.CLASS_SUBN_LID_ROUTED || cls == Mads.CLASS_SUBN_DIRECTED_ROUTE;
+            boolean smiClass = cls == MgmtClass.SUBN_LID_ROUTED || cls == MgmtClass.SUBN_DIRECTED_ROUTE;
             boolean invalid = reg.classVersion() >= MAX_CLASS_VERSION
-                    || (cls >= MAX_CLASS && cls != Mads.CLASS_SUBN_DIRECTED_ROUTE)
-                    || (Mads.isVendorRange2(cls) && reg.oui() == 0)
-                    || (!Mads.isRmppClass(cls) && rmppVersion != 0)
+                    || (cls >= MAX_CLASS && cls != MgmtClass.SUBN_DIRECTED_ROUTE)
+                    || (MgmtClass.isVendorHighRange(cls) && reg.oui() == 0)
+                    || (!MgmtClass.isRmpp(cls) && rmppVersion != 0)
                     || (qpn == 0) != smiClass;
             if (invalid) {
                 throw Errno.of(Errno.EINVAL);
@@ -102,12 +110,12 @@ public final class MadPort {
      */
     public void post(SendRequest s) throws Errno {
         byte[] mad = s.message;
-        if (!Mads.isRmppClass(Mads.mgmtClass(mad)) && s.agent.rmppVersion() != 0) {
+        if (!MgmtClass.isRmpp(Mad.mgmtClass(mad)) && s.agent.rmppVersion() != 0) {
             throw Errno.of(Errno.EINVAL);
         }
-        if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(mad) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             int permissiveEnd = Smp.direction(mad) ? Smp.drDlid(mad) : Smp.drSlid(mad);
-            if (permissiveEnd == Mads.PERMISSIVE_LID && !Smi.send(mad, isSwitch(), port.number())) {
+            if (permissiveEnd == Smp.PERMISSIVE_LID && !Smi.send(mad, isSwitch(), port.number())) {
                 throw Errno.of(Errno.EINVAL);
             }
             if (Smi.isLocal(mad) || Smi.isLocalReturning(mad)) {
@@ -115,9 +123,9 @@ public final class MadPort {
                 return;
             }
         }
-        if (s.rmppActive && Rmpp.type(mad) == Rmpp.TYPE_DATA) {
+        if (s.rmppActive && RmppHeader.type(mad) == RmppHeader.TYPE_DATA) {
             s.agent.waiting.add(s);
-            sendWindow(s);
+            rmpp.sendWindow(s);
             return;
         }
         if (s.timeoutMs > 0) {
@@ -150,8 +158,8 @@ public final class MadPort {
         if (!valid(mad, d.destQp())) {
             return;
         }
-        if (Mads.isSmp(mad) && Mads.method(mad) == Mads.METHOD_TRAP_REPRESS) {
-            layer.traps().repressed(Mads.tid(mad));
+        if (Mad.isSmp(mad) && Mad.method(mad) == Method.TRAP_REPRESS) {
+            layer.traps().repressed(Mad.transactionId(mad));
             return;
         }
         Optional<byte[]> reply = node().process(arrivalPort, mad.clone());
@@ -163,8 +171,8 @@ public final class MadPort {
             return;
         }
         ReceivedMad received = new ReceivedMad(mad.clone(), d.slid(), d.sl(), d.pathBits(), d.srcQp(), pkeyIndex(d.pkey()));
-        if (Mads.isResponse(mad)) {
-            MadAgent agent = layer.agent((int) (Mads.tid(mad) >>> 32));
+        if (Mad.isResponse(mad)) {
+            MadAgent agent = layer.agent((int) (Mad.transactionId(mad) >>> 32));
             if (agent != null && agent.registered) {
                 agent.port().toAgent(agent, received);
             }
@@ -173,21 +181,21 @@ public final class MadPort {
         MadAgent agent = find(mad);
         if (agent != null) {
             toAgent(agent, received);
-        } else if (Mads.method(mad) == Mads.METHOD_GET || Mads.method(mad) == Mads.METHOD_SET) {
+        } else if (Mad.method(mad) == Method.GET || Mad.method(mad) == Method.SET) {
             respond(d, unmatchedResponse(mad), arrivalPort);
         }
     }
 
     /** validate_mad: base version, SMI classes only on QP0, GSI only elsewhere, CM only Send. */
     private static boolean valid(byte[] mad, int destQp) {
-        if (Mads.baseVersion(mad) != Mads.BASE_VERSION) {
+        if (Mad.baseVersion(mad) != Mad.BASE_VERSION) {
             return false;
         }
-        if (Mads.isSmp(mad)) {
+        if (Mad.isSmp(mad)) {
             return destQp == 0;
         }
-        if (Mads.mgmtClass(mad) == Mads.CLASS_CM && Mads.attributeId(mad) != Mads.ATTR_CLASS_PORT_INFO
-                && Mads.method(mad) != 0x03) {
+        if (Mad.mgmtClass(mad) == MgmtClass.COMM_MGMT && Mad.attributeId(mad) != ClassPortInfo.ATTRIBUTE_ID
+                && Mad.method(mad) != 0x03) {
             return false;
         }
         return destQp != 0;
@@ -196,12 +204,12 @@ public final class MadPort {
     /** generate_unmatched_resp: a Get or Set nobody registered for is answered "unsupported". */
     private static byte[] unmatchedResponse(byte[] request) {
         byte[] r = request.clone();
-        r[3] = (byte) Mads.METHOD_GET_RESP;
-        int status = Mads.STATUS_UNSUPPORTED_METHOD_ATTRIB;
-        if (Mads.mgmtClass(r) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
-            status |= Mads.DR_DIRECTION;
+        r[3] = (byte) Method.GET_RESP;
+        int status = MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE;
+        if (Mad.mgmtClass(r) == MgmtClass.SUBN_DIRECTED_ROUTE) {
+            status |= MadStatus.DIRECTION;
         }
-        Mads.setStatus(r, status);
+        Mad.setStatus(r, status);
         return r;
     }
 
@@ -210,11 +218,11 @@ public final class MadPort {
         ReceivedMad as = new ReceivedMad(null, Smp.drSlid(mad), 0, 0, 0, s.pkeyIndex);
         Optional<byte[]> reply = node().process(port.number(), mad.clone());
         if (reply.isPresent()) {
-            if (reply.get().length > 0 && Mads.isResponse(reply.get())) {
+            if (reply.get().length > 0 && Mad.isResponse(reply.get())) {
                 s.agent.client().received(s.agent, withMessage(as, reply.get()));
             }
         } else {
-            MadAgent target = Mads.isResponse(mad) ? layer.agent((int) (Mads.tid(mad) >>> 32)) : find(mad);
+            MadAgent target = Mad.isResponse(mad) ? layer.agent((int) (Mad.transactionId(mad) >>> 32)) : find(mad);
             if (target != null && target.registered) {
                 target.client().received(target, withMessage(as, mad.clone()));
             }
@@ -229,20 +237,15 @@ public final class MadPort {
     /** ib_mad_complete_recv: kernel-RMPP agents see whole messages; the rest as they come. */
     private void toAgent(MadAgent agent, ReceivedMad r) {
         byte[] mad = r.message();
-        if (agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(mad)) && Rmpp.active(mad)) {
-            switch (Rmpp.type(mad)) {
-                case Rmpp.TYPE_DATA -> receiveSegment(agent, r);
-                case Rmpp.TYPE_ACK -> receiveAck(agent, mad);
-                case Rmpp.TYPE_STOP, Rmpp.TYPE_ABORT -> abortSend(agent, mad);
-                default -> { }
-            }
+        if (agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && RmppHeader.active(mad)) {
+            rmpp.receive(agent, r);
             return;
         }
         deliver(agent, r);
     }
 
     private void deliver(MadAgent agent, ReceivedMad r) {
-        if (Mads.isResponse(r.message())) {
+        if (Mad.isResponse(r.message())) {
             completeResponse(agent, r);
         } else {
             agent.client().received(agent, r);
@@ -261,130 +264,52 @@ public final class MadPort {
             agent.waiting.remove(s);
             agent.client().received(agent, response);
             finish(s, SendStatus.SUCCESS);
-        } else if (!agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(mad)) && Rmpp.active(mad)) {
+        } else if (!agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(mad)) && RmppHeader.active(mad)) {
             agent.client().received(agent, response);
         }
     }
 
     private static SendRequest waitingFor(MadAgent agent, byte[] mad) {
-        long tid = Mads.tid(mad);
-        int cls = Mads.mgmtClass(mad);
+        long tid = Mad.transactionId(mad);
+        int cls = Mad.mgmtClass(mad);
         for (SendRequest s : agent.waiting) {
-            if (s.tid() == tid && Mads.mgmtClass(s.message) == cls) {
+            if (s.tid() == tid && Mad.mgmtClass(s.message) == cls) {
                 return s;
             }
         }
         return null;
     }
 
-    // ---- RMPP (mad_rmpp.c) ----
+    // ---- RMPP: the protocol is Rmpp's (mad_rmpp.c); these are what it asks of the port ----
 
-    /** send_next_seg for every segment the window allows, then wait for the ACK. */
-    private void sendWindow(SendRequest s) {
-        int count = RmppSegments.count(s.message);
-        while (s.segmentsSent < s.newWindow && s.segmentsSent < count) {
-            transmit(s, RmppSegments.segment(s.message, ++s.segmentsSent));
-        }
-        if (!s.done && s.lastAck < count) {
-            // 2 seconds for an ACK, as the kernel waits when it knows no packet lifetime.
-            arm(s, s.timeoutMs <= 0 || s.timeoutMs > 2000 ? 2000 : s.timeoutMs);
-        }
+    /** Sends {@code segment} of {@code s} as the port sends any MAD of it. */
+    void transmitSegment(SendRequest s, byte[] segment) {
+        transmit(s, segment);
     }
 
-    /** process_rmpp_ack: move the window, finish when the last segment is acknowledged. */
-    private void receiveAck(MadAgent agent, byte[] ack) {
-        SendRequest s = waitingFor(agent, ack);
-        if (s == null || !s.rmppActive) {
-            return;
-        }
-        int segment = Rmpp.segment(ack);
-        int window = Rmpp.lengthOrWindow(ack);
-        int count = RmppSegments.count(s.message);
-        if (s.lastAck == count && s.timeoutMs > 0) {
-            return;
-        }
-        if (window < segment || segment > count || segment > s.newWindow) {
-            agent.waiting.remove(s);
-            finish(s, SendStatus.REMOTE_ABORT);
-            return;
-        }
-        if (window < s.newWindow || segment < s.lastAck) {
-            return;
-        }
-        if (segment > s.lastAck) {
-            s.lastAck = segment;
-            s.retriesLeft = s.maxRetries;
-        }
-        s.newWindow = window;
-        if (s.lastAck == count) {
-            if (s.timeoutMs <= 0) {
-                agent.waiting.remove(s);
-                finish(s, SendStatus.SUCCESS);
-            } else {
-                arm(s, s.timeoutMs);
-            }
-        } else if (s.segmentsSent < s.newWindow) {
-            sendWindow(s);
-        }
-    }
-
-    /** process_rmpp_stop / process_rmpp_abort. */
-    private void abortSend(MadAgent agent, byte[] mad) {
-        SendRequest s = waitingFor(agent, mad);
-        if (s != null && s.rmppActive) {
-            agent.waiting.remove(s);
-            finish(s, SendStatus.REMOTE_ABORT);
-        }
-    }
-
-    /** process_rmpp_data: start_rmpp and continue_rmpp, in-order segments only. */
-    private void receiveSegment(MadAgent agent, ReceivedMad r) {
-        byte[] mad = r.message();
-        int segment = Rmpp.segment(mad);
-        boolean first = (Rmpp.flags(mad) & Rmpp.FLAG_FIRST) != 0;
-        if (Rmpp.status(mad) != 0 || (segment == 1) != first) {
-            return;
-        }
-        RmppReassembly ra = null;
-        for (RmppReassembly candidate : agent.reassemblies) {
-            if (candidate.matches(mad, r)) {
-                ra = candidate;
-            }
-        }
-        if (segment == 1) {
-            if (ra != null) {
-                ack(ra, mad, r);
-                return;
-            }
-            ra = new RmppReassembly(Mads.tid(mad), r.slid(), r.srcQp(), Mads.mgmtClass(mad));
-            agent.reassemblies.removeIf(old -> old.complete);
-            agent.reassemblies.add(ra);
-        } else if (ra == null || segment > ra.newWindow) {
-            return;
-        } else if (segment <= ra.lastAck || ra.complete) {
-            ack(ra, mad, r);
-            return;
-        } else if (segment != ra.received() + 1) {
-            return;
-        }
-        ra.segments.add(mad);
-        if ((Rmpp.flags(mad) & Rmpp.FLAG_LAST) != 0) {
-            ra.complete = true;
-            ack(ra, mad, r);
-            deliver(agent, new ReceivedMad(RmppSegments.join(ra.segments), r.slid(), r.sl(), r.pathBits(),
-                    r.srcQp(), r.pkeyIndex()));
-        } else if (ra.received() == ra.newWindow) {
-            ra.newWindow += RmppReassembly.WINDOW;
-            ack(ra, mad, r);
-        }
-    }
-
-    private void ack(RmppReassembly ra, byte[] data, ReceivedMad from) {
+    /** Sends an RMPP ACK back to where {@code from} came from, on QP1. */
+    void transmitAck(ReceivedMad from, byte[] ack) {
         layer.transmit(port, new Datagram(port, port.lid(), from.slid(), from.sl(), 0, 1, from.srcQp(), QKEY_GSI,
-                pkey(from.pkeyIndex()), ra.ack(data)));
+                pkey(from.pkeyIndex()), ack));
     }
 
-    private void arm(SendRequest s, int delayMs) {
+    /** A whole message, reassembled: to the agent as any received MAD. */
+    void deliverWhole(MadAgent agent, ReceivedMad r) {
+        deliver(agent, r);
+    }
+
+    /** Ends {@code s} (taken off the agent's waiting list first) with {@code status}. */
+    void end(SendRequest s, SendStatus status) {
+        s.agent.waiting.remove(s);
+        finish(s, status);
+    }
+
+    /** The send of {@code agent} that {@code mad} answers, or null. */
+    SendRequest sendAnswered(MadAgent agent, byte[] mad) {
+        return waitingFor(agent, mad);
+    }
+
+    void arm(SendRequest s, int delayMs) {
         if (s.timer != null) {
             s.timer.cancel(false);
         }
@@ -396,12 +321,12 @@ public final class MadPort {
         if (s.done || !s.agent.waiting.contains(s)) {
             return;
         }
-        boolean rmppUnacked = s.rmppActive && s.lastAck < RmppSegments.count(s.message);
+        boolean rmppUnacked = s.rmppActive && s.lastAck < Rmpp.count(s.message);
         if (s.retriesLeft > 0) {
             s.retriesLeft--;
             if (rmppUnacked) {
                 s.segmentsSent = s.lastAck;
-                sendWindow(s);
+                rmpp.sendWindow(s);
             } else {
                 transmit(s, s.message);
                 armUnlessAnswered(s);
@@ -426,7 +351,7 @@ public final class MadPort {
     private void transmit(SendRequest s, byte[] mad) {
         int slid = port.lid() | s.pathBits;
         layer.transmit(port, new Datagram(port, slid, s.dlid, s.sl, s.pathBits, s.agent.qpn(), s.remoteQpn,
-                s.remoteQkey, pkey(s.pkeyIndex), Arrays.copyOf(mad, Mads.SIZE)));
+                s.remoteQkey, pkey(s.pkeyIndex), Arrays.copyOf(mad, Mad.SIZE)));
     }
 
     /**
@@ -435,7 +360,7 @@ public final class MadPort {
      */
     private void respond(Datagram request, byte[] reply, int arrivalPort) {
         Port out = port;
-        if (Mads.mgmtClass(reply) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(reply) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             if (!Smi.send(reply, isSwitch(), arrivalPort)) {
                 return;
             }
@@ -447,18 +372,18 @@ public final class MadPort {
 
     /** find_mad_agent for a request: by version, class (DR folded apart from LID-routed), method, OUI. */
     private MadAgent find(byte[] mad) {
-        int version = Mads.classVersion(mad);
+        int version = Mad.classVersion(mad);
         if (version >= MAX_CLASS_VERSION) {
             return null;
         }
-        int cls = Mads.mgmtClass(mad);
-        int oui = Mads.isVendorRange2(cls) ? Mads.vendorOui(mad) : 0;
-        return methods.get(key(version, cls, oui, Mads.method(mad) & ~Mads.METHOD_RESP));
+        int cls = Mad.mgmtClass(mad);
+        int oui = MgmtClass.isVendorHighRange(cls) ? Mad.vendorOui(mad) : 0;
+        return methods.get(key(version, cls, oui, Mad.method(mad) & ~Method.RESPONSE));
     }
 
     private static List<Long> keys(MadRegistration reg) {
         List<Long> keys = new ArrayList<>();
-        int oui = Mads.isVendorRange2(reg.mgmtClass()) ? reg.oui() : 0;
+        int oui = MgmtClass.isVendorHighRange(reg.mgmtClass()) ? reg.oui() : 0;
         for (int m = 0; m < 128; m++) {
             if (reg.hasMethod(m)) {
                 keys.add(key(reg.classVersion(), reg.mgmtClass(), oui, m));

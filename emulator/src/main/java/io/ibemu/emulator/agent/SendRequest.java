@@ -1,5 +1,7 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.mad.Mad;
+
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -57,6 +59,6 @@ public final class SendRequest {
     }
 
     long tid() {
-        return Mads.tid(message);
+        return Mad.transactionId(message);
     }
 }

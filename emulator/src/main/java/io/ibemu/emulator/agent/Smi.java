@@ -1,5 +1,9 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
+
 /**
  * The subnet management interface's directed-route rules (IBA 14.2.2, C14-9 and C14-13), as the
  * kernel's {@code smi.h} applies them when an SMP leaves or reaches a port. Each returns whether
@@ -14,7 +18,7 @@ public final class Smi {
     public static boolean send(byte[] smp, boolean isSwitch, int port) {
         int hopPtr = Smp.hopPointer(smp);
         int hopCnt = Smp.hopCount(smp);
-        if (hopCnt >= Smp.MAX_HOPS) {
+        if (hopCnt >= Smp.PATH_HOPS) {
             return false;
         }
         if (!Smp.direction(smp)) {
@@ -31,7 +35,7 @@ public final class Smi {
             }
             if (hopPtr == hopCnt) {
                 Smp.setHopPointer(smp, ++hopPtr);
-                return isSwitch || Smp.drDlid(smp) == Mads.PERMISSIVE_LID;
+                return isSwitch || Smp.drDlid(smp) == Smp.PERMISSIVE_LID;
             }
             return hopPtr == hopCnt + 1;
         }
@@ -48,7 +52,7 @@ public final class Smi {
         }
         if (hopPtr == 1) {
             Smp.setHopPointer(smp, --hopPtr);
-            return isSwitch || Smp.drSlid(smp) == Mads.PERMISSIVE_LID;
+            return isSwitch || Smp.drSlid(smp) == Smp.PERMISSIVE_LID;
         }
         return hopPtr == 0;
     }
@@ -71,7 +75,7 @@ public final class Smi {
     public static boolean receive(byte[] smp, boolean isSwitch, int port, int portCount) {
         int hopPtr = Smp.hopPointer(smp);
         int hopCnt = Smp.hopCount(smp);
-        if (hopCnt >= Smp.MAX_HOPS) {
+        if (hopCnt >= Smp.PATH_HOPS) {
             return false;
         }
         if (!Smp.direction(smp)) {
@@ -89,7 +93,7 @@ public final class Smi {
                 if (hopCnt != 0) {
                     Smp.setReturnPath(smp, hopPtr, port);
                 }
-                return isSwitch || Smp.drDlid(smp) == Mads.PERMISSIVE_LID;
+                return isSwitch || Smp.drDlid(smp) == Smp.PERMISSIVE_LID;
             }
             return hopPtr == hopCnt + 1;
         }
@@ -101,7 +105,7 @@ public final class Smi {
             return isSwitch && Smp.returnPath(smp, hopPtr - 1) <= portCount;
         }
         if (hopPtr == 1) {
-            if (Smp.drSlid(smp) == Mads.PERMISSIVE_LID) {
+            if (Smp.drSlid(smp) == Smp.PERMISSIVE_LID) {
                 Smp.setHopPointer(smp, 0);
                 return true;
             }
@@ -119,7 +123,7 @@ public final class Smi {
                 return Next.FORWARD;
             }
             if (hopPtr == hopCnt) {
-                return Smp.drDlid(smp) == Mads.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
+                return Smp.drDlid(smp) == Smp.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
             }
             return hopPtr == hopCnt + 1 ? Next.SEND : Next.LOCAL;
         }
@@ -127,7 +131,7 @@ public final class Smi {
             return Next.FORWARD;
         }
         if (hopPtr == 1) {
-            return Smp.drSlid(smp) != Mads.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
+            return Smp.drSlid(smp) != Smp.PERMISSIVE_LID ? Next.SEND : Next.LOCAL;
         }
         return Next.LOCAL;
     }
@@ -144,10 +148,10 @@ public final class Smi {
      * after its last one on the way back (a LID-routed tail to DrSLID).
      */
     public static boolean isLidRouted(byte[] mad) {
-        if (Mads.mgmtClass(mad) != Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(mad) != MgmtClass.SUBN_DIRECTED_ROUTE) {
             return true;
         }
-        return Smp.hopPointer(mad) == 0 && (Smp.direction(mad) ? Smp.drSlid(mad) != Mads.PERMISSIVE_LID
+        return Smp.hopPointer(mad) == 0 && (Smp.direction(mad) ? Smp.drSlid(mad) != Smp.PERMISSIVE_LID
                 : Smp.hopCount(mad) != 0);
     }
 

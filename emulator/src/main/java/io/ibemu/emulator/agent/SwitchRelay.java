@@ -2,6 +2,9 @@ package io.ibemu.emulator.agent;
 
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
 
 /**
  * What a switch does with a packet that reaches it (IBA 18.2.4): directed-route SMPs follow
@@ -25,7 +28,7 @@ final class SwitchRelay {
         Node sw = in.node();
         byte[] mad = d.mad();
         if (Smi.isLidRouted(mad)) {
-            if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE && !Smp.direction(mad)
+            if (Mad.mgmtClass(mad) == MgmtClass.SUBN_DIRECTED_ROUTE && !Smp.direction(mad)
                     && Wire.isOwnLid(sw.port(0), d.dlid())) {
                 return startDirectedRoute(sw, d);
             }
@@ -76,7 +79,7 @@ final class SwitchRelay {
     Hop route(Node sw, int inPort, Datagram d) {
         Port management = sw.port(0);
         int dlid = d.dlid();
-        if (Wire.isOwnLid(management, dlid) || (dlid == Mads.PERMISSIVE_LID && Mads.isSmp(d.mad()))) {
+        if (Wire.isOwnLid(management, dlid) || (dlid == Smp.PERMISSIVE_LID && Mad.isSmp(d.mad()))) {
             wire.deliver(management, d, inPort);
             return null;
         }

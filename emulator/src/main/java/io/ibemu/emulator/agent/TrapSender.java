@@ -5,6 +5,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortEvent;
 import io.ibemu.emulator.mad.Bits;
+import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.MadHeader;
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.MgmtClass;
@@ -111,8 +112,8 @@ final class TrapSender {
 
     /** SubnTrap(Notice), generic (IBA 14.2.5.1; ib_types.h ib_mad_notice_attr_t), in the SMP's data. */
     private static byte[] notice(Port issuer, int trap, long tid) {
-        byte[] m = new byte[Mads.SIZE];
-        new MadHeader(Mads.BASE_VERSION, MgmtClass.SUBN_LID_ROUTED, 1, Method.TRAP, 0, 0, tid, SmAttribute.NOTICE, 0)
+        byte[] m = new byte[Mad.SIZE];
+        new MadHeader(Mad.BASE_VERSION, MgmtClass.SUBN_LID_ROUTED, 1, Method.TRAP, 0, 0, tid, SmAttribute.NOTICE, 0)
                 .encode(m);
         boolean linkState = trap == LINK_STATE_CHANGE;
         put(m, 0, 8, 0x80 | (linkState ? NOTICE_URGENT : NOTICE_INFO)); // IsGeneric, Type

@@ -1,9 +1,14 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.fabric.LinkPacket;
 import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.PacketTap;
 import io.ibemu.emulator.fabric.PhysPortState;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.NodeType;
 
 /**
@@ -32,7 +37,7 @@ final class Wire {
             travel(relay.route(node, 0, d));
         } else if (node.type() != NodeType.SWITCH && Smi.isLidRouted(d.mad()) && isOwnLid(from, d.dlid())) {
             // a packet for the port's own LID loops back inside the HCA without touching the cable
-            if (carries(from, Mads.isSmp(d.mad()))) {
+            if (carries(from, Mad.isSmp(d.mad()))) {
                 travel(arrive(from, d));
             }
         } else {
@@ -54,13 +59,27 @@ final class Wire {
     /** Puts the packet on the cable at {@code out}; lost when the link cannot carry it. */
     private Hop cross(Port out, Datagram d) {
         Port in = out.peer().orElse(null);
-        boolean smp = Mads.isSmp(d.mad());
+        boolean smp = Mad.isSmp(d.mad());
         if (in == null || !carries(out, smp) || !carries(in, smp) || out.dropsOutgoing(d.mad())) {
             return null;
         }
         out.countTransmit(MAD_PACKET_OCTETS);
         in.countReceive(MAD_PACKET_OCTETS);
+        PacketTap sent = out.tap();
+        PacketTap heard = in.tap();
+        if (sent != null || heard != null) {
+            captured(out, sent, in, heard, d.onTheWire());
+        }
         return arrive(in, d);
+    }
+
+    static void captured(Port out, PacketTap sent, Port in, PacketTap heard, LinkPacket packet) {
+        if (sent != null) {
+            sent.crossed(out, true, packet);
+        }
+        if (heard != null) {
+            heard.crossed(in, false, packet);
+        }
     }
 
     /** The packet reached {@code in}: a switch relays it (the next hop), a CA takes it or drops it. */
@@ -69,12 +88,12 @@ final class Wire {
             return relay.arrive(in, d);
         }
         byte[] mad = d.mad();
-        if (Mads.mgmtClass(mad) == Mads.CLASS_SUBN_DIRECTED_ROUTE) {
+        if (Mad.mgmtClass(mad) == MgmtClass.SUBN_DIRECTED_ROUTE) {
             // one still LID-routed here must be addressed to this port (a tail to its DrSLID)
             if (!Smi.isLidRouted(mad) || isOwnLid(in, d.dlid())) {
                 acceptDirectedRoute(in, d);
             }
-        } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Mads.PERMISSIVE_LID && Mads.isSmp(mad))) {
+        } else if (isOwnLid(in, d.dlid()) || (d.dlid() == Smp.PERMISSIVE_LID && Mad.isSmp(mad))) {
             deliver(in, d, in.number());
         }
         return null;
@@ -94,7 +113,7 @@ final class Wire {
 
     /** To the MAD services of {@code at}: GSI packets first pass the P_Key check (IBA 10.9.3). */
     void deliver(Port at, Datagram d, int arrivalPort) {
-        if (!Mads.isSmp(d.mad()) && !at.acceptsPKey(d.pkey())) {
+        if (!Mad.isSmp(d.mad()) && !at.acceptsPKey(d.pkey())) {
             at.countPKeyViolation();
             return;
         }
@@ -110,6 +129,6 @@ final class Wire {
     /** The port's LID range under its LMC; a port without a LID owns none. */
     static boolean isOwnLid(Port p, int dlid) {
         int lid = p.lid();
-        return lid != 0 && dlid != Mads.PERMISSIVE_LID && (dlid >>> p.lmc()) == (lid >>> p.lmc());
+        return lid != 0 && dlid != Smp.PERMISSIVE_LID && (dlid >>> p.lmc()) == (lid >>> p.lmc());
     }
 }

@@ -27,7 +27,7 @@ import io.ibemu.emulator.umad.UmadDevice;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
-import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.sysfstree.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
 import io.ibemu.udev.RulesDirectories;

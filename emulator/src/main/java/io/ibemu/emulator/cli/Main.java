@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of emulator.jar; scripts/ibemu is the user-facing launcher around it. */
 @Command(name = "ibemu", mixinStandardHelpOptions = true, version = "ibemu 0.1",
         description = "Emulated InfiniBand devices and fabric over FUSE.",
-        subcommands = {DaemonCommand.class, TopologyCommand.class, CtlCommand.class})
+        subcommands = {DaemonCommand.class, TopologyCommand.class, CtlCommand.class, UiCommand.class, PlotCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

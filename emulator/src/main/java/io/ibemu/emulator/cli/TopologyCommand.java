@@ -8,6 +8,8 @@ import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.topology.TopologyWriter;
 import io.ibemu.emulator.topology.generate.FatTree;
 import io.ibemu.emulator.topology.generate.SwitchChain;
+import io.ibemu.emulator.view.Drawing;
+import io.ibemu.emulator.view.Picture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -26,12 +28,14 @@ import java.util.function.Supplier;
 
 /** {@code topology check FILE}, {@code topology generate KIND ...}, {@code topology convert FILE}. */
 @Command(name = "topology", mixinStandardHelpOptions = true, description = "Topology file tools.",
-        subcommands = {TopologyCommand.Check.class, TopologyCommand.Generate.class, TopologyCommand.Convert.class})
+        subcommands = {TopologyCommand.Check.class, TopologyCommand.Generate.class, TopologyCommand.Convert.class,
+            TopologyCommand.Draw.class})
 final class TopologyCommand implements Runnable {
 
     @Override
     public void run() {
-        System.err.println("usage: topology check FILE | topology generate KIND [OPTION]... | topology convert FILE");
+        System.err.println("usage: topology check FILE | topology generate KIND [OPTION]... | topology convert FILE"
+                + " | topology draw FILE [-o OUT.svg]");
     }
 
     @Command(name = "check", mixinStandardHelpOptions = true,
@@ -335,6 +339,33 @@ final class TopologyCommand implements Runnable {
                 return 1;
             }
             return out.write(t, null);
+        }
+    }
+
+    @Command(name = "draw", mixinStandardHelpOptions = true,
+            description = "Draw a topology file with Graphviz: switches by tier (spines on top), hosts at the "
+                    + "edge, grouped per leaf above " + Drawing.GROUP_ABOVE + " hosts.")
+    static final class Draw implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "FILE")
+        Path file;
+
+        @Option(names = {"-o", "--output"}, paramLabel = "OUT",
+                description = "OUT.svg, .png or .pdf (laid out by Graphviz's dot), or .dot; default: DOT on stdout")
+        Path output;
+
+        @Override
+        public Integer call() {
+            Topology t;
+            try {
+                t = TopologyParser.parse(file);
+            } catch (TopologyException e) {
+                System.err.println(e.getMessage());
+                return 1;
+            } catch (IOException e) {
+                System.err.println(file + ": " + e.getMessage());
+                return 1;
+            }
+            return DrawingOutput.write(Drawing.dot(Picture.of(file.getFileName().toString(), t)), output);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.ibemu.emulator.control;
 
+import io.ibemu.emulator.capture.Capture;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
@@ -8,6 +9,8 @@ import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeDescriptionText;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.TopologyWriter;
+import io.ibemu.emulator.view.Drawing;
+import io.ibemu.emulator.view.Picture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -51,9 +54,16 @@ public final class Console {
               guid NODE PORT GUID             set a port GUID (a switch's ports share one)
               lid NODE PORT LID [LMC]         set a port's LID and LMC (a switch's: port 0)
               dump [NODE]                     every node (or one): ports with state, physical
-                                              state, LID, width, speed, cable; then the fabric as
+                                              state, LID, width, speed, cable, "captured" while a
+                                              capture listens; then the fabric as
                                               a topology file
               topology                        only the fabric as a topology file
+              counters [NODE]                 every cabled port's PMA counters (or NODE's), a
+                                              line a port: NODE, PORT and NAME=VALUE as perfquery
+                                              names them, tab-separated
+              draw                            the fabric now as Graphviz DOT: tiers, live cable
+                                              states, LIDs, rates, local HCAs marked (ctl draw
+                                              -o FILE.svg lays it out with dot)
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
                                               then "NAME (removed)" for a removed HCA whose files
@@ -66,6 +76,16 @@ public final class Console {
                                               host, as a hotplugged card: devices, sysfs, uevents
               hca remove NAME                 take local device NAME away, as ib_unregister_device:
                                               open files fail, verbs contexts get DEVICE_FATAL
+              ports                           the local HCAs' ports, one a line: "NODE"[PORT]
+                                              guid GUID lid LID STATE/PHYSICAL-STATE
+              ports wait active SECONDS       wait until every cabled local port (LinkUp) is
+                                              Active, then list them; refused after SECONDS
+              capture NODE/PORT [-c COUNT]    stream every packet crossing the port's cable (both
+                                              ways, MADs and verbs traffic) until COUNT packets or
+                                              the client leaves; ctl writes them as pcap with
+                                              -w FILE (-w - for stdout: ... | tshark -r -), in
+                                              ERF records as ibdump does (-y INFINIBAND: link
+                                              type 247, which Wireshark 4.0 does not read)
               help                            this list
             """;
 
@@ -133,6 +153,11 @@ public final class Console {
                     a.end();
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
+                case "counters" -> counters(a);
+                case "draw" -> {
+                    a.end();
+                    yield Drawing.dot(Picture.of("ibemu fabric", fabric, locals)).lines().toList();
+                }
                 case "objects" -> {
                     a.end();
                     yield objects();
@@ -141,6 +166,9 @@ public final class Console {
                     a.end();
                     yield events.get();
                 }
+                case "ports" -> ports(a);
+                case "capture" -> throw new ControlException("capture streams packets: ask for it with "
+                        + "'ibemu ctl capture NODE/PORT -w FILE' (a control connection serves it, not a reply)");
                 case "help", "?" -> HELP.lines().toList();
                 default -> {
                     DaemonCommand c = daemonCommands.get(words.get(0).toLowerCase(Locale.ROOT));
@@ -148,11 +176,49 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, guid, lid, dump, topology, objects, events, hca, settle or help");
+                        + "': expected link, node, drop, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new ControlException(e.getMessage());
+        }
+    }
+
+    /** The first word of a request whose reply is a stream of packets ({@link #capture}). */
+    public static final String CAPTURE = "capture";
+
+    /**
+     * Starts {@code capture NODE/PORT [-c COUNT]}: the words after "capture". The caller reads
+     * the frames and closes the capture.
+     */
+    public Capture capture(List<String> words) throws ControlException {
+        Args a = new Args(words);
+        String target = a.word("NODE/PORT, e.g. local/1");
+        int slash = target.lastIndexOf('/');
+        if (slash <= 0 || slash == target.length() - 1) {
+            throw new ControlException("'" + target + "' is not NODE/PORT: write the node's id or 0x GUID, a slash, "
+                    + "and a port number, e.g. local/1");
+        }
+        String ref = target.substring(0, slash);
+        Node n = fabric.node(ref).orElseThrow(() -> new ControlException("no node '" + ref + "' in the fabric: "
+                + "give its id as dump lists it or its node GUID as 0x..."));
+        Port p = portOf(n, target.substring(slash + 1));
+        if (p.number() == 0 && n.type() == NodeType.SWITCH) {
+            throw new ControlException("port 0 of \"" + n.id() + "\" is the switch's management port and has no "
+                    + "cable to capture: give a port 1.." + n.portCount());
+        }
+        long count = 0;
+        while (a.more()) {
+            String opt = a.word("an option");
+            if (!opt.equals("-c")) {
+                throw new ControlException("unknown capture option '" + opt + "': expected -c COUNT");
+            }
+            count = a.number("a packet COUNT", 1, Long.MAX_VALUE);
+        }
+        try {
+            return Capture.start(p, count);
+        } catch (IllegalStateException e) {
+            throw new ControlException(e.getMessage() + ": one capture per port at a time");
         }
     }
 
@@ -342,6 +408,27 @@ public final class Console {
         return List.of(p + " lid " + lid + " lmc " + lmc);
     }
 
+    // ---- counters ----
+
+    private List<String> counters(Args a) throws ControlException {
+        List<Node> nodes = a.more() ? List.of(a.node()) : fabric.nodes();
+        a.end();
+        List<String> out = new ArrayList<>();
+        for (Node n : nodes) {
+            for (Port p : n.ports()) {
+                if (p.cableEnd().isEmpty()) {
+                    continue;
+                }
+                StringBuilder b = new StringBuilder(n.id()).append('\t').append(p.number());
+                for (Port.Counter c : Port.Counter.values()) {
+                    b.append('\t').append(c.perfName()).append('=').append(p.counter(c));
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
     // ---- dump ----
 
     private List<String> dump(Args a) throws ControlException {
@@ -363,6 +450,59 @@ public final class Console {
         return out;
     }
 
+    // ---- ports: what a start waits for (the launcher's --sm opensm) ----
+
+    /** How often `ports wait` looks again; the fabric is read, never locked, meanwhile. */
+    private static final long PORTS_POLL_MS = 50;
+
+    private List<String> ports(Args a) throws ControlException {
+        if (!a.more()) {
+            return localPortLines();
+        }
+        List<String> rest = a.rest();
+        if (rest.size() != 3 || !rest.get(0).equals("wait") || !rest.get(1).equals("active")) {
+            throw new ControlException("expected 'ports' or 'ports wait active SECONDS'");
+        }
+        long seconds;
+        try {
+            seconds = Long.parseUnsignedLong(rest.get(2));
+        } catch (NumberFormatException e) {
+            throw new ControlException("SECONDS: a number of seconds, not '" + rest.get(2) + "'");
+        }
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        List<Port> waiting = notYetActive();
+        while (!waiting.isEmpty()) {
+            if (System.nanoTime() >= deadline) {
+                throw new ControlException("not Active after " + seconds + " s: "
+                        + String.join(" ", waiting.stream().map(Console::end).toList()));
+            }
+            try {
+                Thread.sleep(PORTS_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ControlException("interrupted while waiting for the ports");
+            }
+            waiting = notYetActive();
+        }
+        return localPortLines();
+    }
+
+    private List<Port> localPorts() {
+        return locals.stream().sorted(java.util.Comparator.comparing(Node::id))
+                .flatMap(n -> n.ports().stream().filter(p -> p.number() > 0)).toList();
+    }
+
+    /** Cabled (LinkUp) but not Active: what an SM has still to configure. */
+    private List<Port> notYetActive() {
+        return localPorts().stream().filter(p -> p.physicalState() == io.ibemu.emulator.fabric.PhysPortState.LINK_UP
+                && p.state() != io.ibemu.emulator.fabric.PortState.ACTIVE).toList();
+    }
+
+    private List<String> localPortLines() {
+        return localPorts().stream().map(p -> String.format("%s guid 0x%016x lid %d %s", end(p), p.guid(), p.lid(), state(p)))
+                .toList();
+    }
+
     private static String portLine(Port p) {
         StringBuilder s = new StringBuilder("[" + p.number() + "]");
         boolean managed = p.node().type() != NodeType.SWITCH || p.number() == 0;
@@ -375,6 +515,9 @@ public final class Console {
             s.append(' ').append(p.activeWidth().lanes()).append('x').append(p.activeSpeed());
         }
         p.cableEnd().ifPresent(q -> s.append(" -- ").append(end(q)).append(p.isCut() ? " cut" : ""));
+        if (p.tap() != null) {
+            s.append(" captured");
+        }
         if (p.dropRate() > 0) {
             s.append(" drop ").append(percent(p.dropRate()));
             if (p.dropAttribute() >= 0) {

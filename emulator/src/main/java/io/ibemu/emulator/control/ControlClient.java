@@ -27,6 +27,22 @@ public final class ControlClient {
     }
 
     public static Reply send(Path stateDir, List<String> words) throws IOException {
+        List<String> lines = new ArrayList<>();
+        String error = stream(stateDir, words, lines::add);
+        return new Reply(lines, error);
+    }
+
+    /** Hears the reply's lines as they arrive (a capture's stream). */
+    @FunctionalInterface
+    public interface LineSink {
+        void line(String line) throws IOException;
+    }
+
+    /**
+     * Sends one request and hands each body line to {@code sink} as it arrives; returns null
+     * on ok, the daemon's message on error.
+     */
+    public static String stream(Path stateDir, List<String> words, LineSink sink) throws IOException {
         Path socket = stateDir.resolve(ControlServer.SOCKET);
         if (!Files.exists(socket)) {
             throw new IOException("no control socket " + socket + ": is the daemon running with --state "
@@ -39,16 +55,15 @@ public final class ControlClient {
             out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel),
                     StandardCharsets.UTF_8));
-            List<String> lines = new ArrayList<>();
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.equals(ControlServer.OK)) {
-                    return new Reply(lines, null);
+                    return null;
                 }
                 if (line.startsWith(ControlServer.ERROR)) {
-                    return new Reply(lines, line.substring(ControlServer.ERROR.length()));
+                    return line.substring(ControlServer.ERROR.length());
                 }
-                lines.add(line);
+                sink.line(line);
             }
             throw new IOException("the daemon closed the control connection without an answer");
         }

@@ -1,6 +1,8 @@
 package io.ibemu.emulator.control;
 
 import io.ibemu.devfs.PrivateSocket;
+import io.ibemu.emulator.capture.Capture;
+import io.ibemu.emulator.capture.Frame;
 import io.ibemu.kernel.Fatal;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,6 +16,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +45,10 @@ public final class ControlServer implements AutoCloseable {
     /** Connections served at once; `ibemu ctl` opens one per call, scripts one for many. */
     static final int MAX_CONNECTIONS = 16;
     static final long IDLE_TIMEOUT_MS = 30_000;
+    /** A capture with nothing to send says so this often, so a client that left is noticed. */
+    static final long CAPTURE_IDLE_MS = 1_000;
+    /** The first line of a capture's reply: from here on every packet is recorded. */
+    public static final String CAPTURING = "capturing ";
     /** After an unexpected error (no threads, no memory) the acceptor waits this long, then goes on. */
     private static final long ACCEPT_RETRY_MS = 100;
 
@@ -165,6 +172,11 @@ public final class ControlServer implements AutoCloseable {
             String line;
             while ((line = readLine(in)) != null) {
                 lastActive.replace(channel, 0L);
+                if (isCapture(line)) {
+                    streamCapture(line, out);
+                    lastActive.replace(channel, System.nanoTime());
+                    continue;
+                }
                 String reply = answer(line);
                 lastActive.replace(channel, System.nanoTime());
                 out.write(reply.getBytes(StandardCharsets.UTF_8));
@@ -192,6 +204,49 @@ public final class ControlServer implements AutoCloseable {
             b.append((char) c);
         }
         return b.length() > 0 ? b.toString() : null;
+    }
+
+    private static boolean isCapture(String line) {
+        String l = line.stripLeading();
+        return l.regionMatches(true, 0, Console.CAPTURE, 0, Console.CAPTURE.length())
+                && (l.length() == Console.CAPTURE.length() || Character.isWhitespace(l.charAt(Console.CAPTURE.length())));
+    }
+
+    /**
+     * A capture's reply: {@code capturing PORT} once the port is tapped, a line {@code frame
+     * NANOS in|out HEX} per packet as it crosses, a line
+     * {@code idle} after each second without one (a write is how a client that left is noticed),
+     * then a summary line and {@code ok}. The capture ends when the client goes away.
+     */
+    private void streamCapture(String line, OutputStream out) throws IOException {
+        Capture capture;
+        try {
+            List<String> words = RequestLine.split(line.strip());
+            capture = console.capture(words.subList(1, words.size()));
+        } catch (ControlException e) {
+            out.write((ERROR + oneLine(e.getMessage()) + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return;
+        }
+        try (capture) {
+            out.write((CAPTURING + capture.port() + "\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            long frames = 0;
+            while (!capture.finished()) {
+                Frame f = capture.next(CAPTURE_IDLE_MS);
+                String l = f == null ? "idle\n" : "frame " + f.epochNanos() + (f.outbound() ? " out " : " in ")
+                        + HexFormat.of().formatHex(f.octets()) + "\n";
+                frames += f == null ? 0 : 1;
+                out.write(l.getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+            out.write(("captured " + frames + " packets at " + capture.port() + (capture.dropped() > 0
+                    ? ", " + capture.dropped() + " lost: the reader fell behind" : "") + "\n" + OK + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The whole reply to one request line; the console runs here, the writing happens after. */

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.fabric;
 
 import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MellanoxAttribute;
 import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.NodeDescription;
 import io.ibemu.emulator.mad.NodeInfo;
@@ -12,7 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
-/** A CA, switch or router of the fabric, with its ports and its SMA and PMA. */
+/** A CA, switch or router of the fabric, with its ports and its management agents. */
 public final class Node {
     private final Fabric fabric;
     private final NodeSpec spec;
@@ -23,6 +24,8 @@ public final class Node {
     /** Indexed by port number; a CA's slot 0 is empty. */
     private final Port[] ports;
     private final SwitchTables switchTables;
+    private final CongestionControl congestionControl;
+    private final long upSinceNanos = System.nanoTime();
 
     Node(Fabric fabric, NodeSpec spec) {
         this.fabric = fabric;
@@ -31,6 +34,7 @@ public final class Node {
         this.guid = spec.nodeGuid();
         this.switchTables = spec.type() == NodeType.SWITCH ? new SwitchTables(spec.portCount(), spec.enhancedPort0())
                 : null;
+        this.congestionControl = new CongestionControl(this);
         this.ports = new Port[spec.portCount() + 1];
         for (int p = spec.type() == NodeType.SWITCH ? 0 : 1; p <= spec.portCount(); p++) {
             ports[p] = new Port(this, p, spec.type() == NodeType.SWITCH ? spec.portGuid(0) : spec.portGuid(p));
@@ -133,11 +137,13 @@ public final class Node {
     /**
      * The node's own agents answering a MAD that arrived on {@code inPort}, as a driver's
      * process_mad does: the SMA takes SubnGet/SubnSet (both SMP classes), the PMA PerfMgmt
-     * Get/Set. Returns the whole 256-byte response (GetResp, status set, the D bit set for a
-     * directed-route SMP, attribute data filled; hop pointer and paths untouched), or empty when
-     * the MAD is not for them (other classes, responses, traps, SMInfo, ...), for the caller to
-     * deliver to umad clients. A present but zero-length array means the agent consumed the MAD
-     * and answers nothing: an M_Key violation (IBA 14.2.4.1; qib's check_mkey drops it).
+     * Get/Set, the CCA Congestion Control and the vendor agent Mellanox's class 0x0A where the
+     * firmware has them (mlx4_ib_process_mad hands both to the firmware). Returns the whole
+     * 256-byte response (GetResp, status set, the D bit set for a directed-route SMP, attribute
+     * data filled; hop pointer and paths untouched), or empty when the MAD is not for them
+     * (other classes, responses, traps, SMInfo, ...), for the caller to deliver to umad clients.
+     * A present but zero-length array means the agent consumed the MAD and answers nothing: an
+     * M_Key or CC_Key violation (IBA 14.2.4.1; qib's check_mkey drops it).
      * Called with {@link Fabric#lock()} held.
      */
     public Optional<byte[]> process(int inPort, byte[] mad) {
@@ -158,6 +164,12 @@ public final class Node {
         if (mgmtClass == MgmtClass.PERF) {
             return Pma.process(this, inPort, mad);
         }
+        if (mgmtClass == MgmtClass.CONGESTION_CONTROL) {
+            return Cca.process(this, inPort, mad);
+        }
+        if (mgmtClass == MellanoxAttribute.VENDOR_CLASS) {
+            return MellanoxVendorClass.process(this, inPort, mad);
+        }
         return Optional.empty();
     }
 
@@ -166,6 +178,16 @@ public final class Node {
         Port p = type() == NodeType.SWITCH ? port(0) : port(inPort);
         return new NodeInfo(Mad.BASE_VERSION, 1, type().code(), portCount(), systemImageGuid(), guid(), p.guid(),
                 Port.PARTITION_CAP, deviceId(), revision(), inPort, vendorId() & 0xFFFFFF);
+    }
+
+    /** When the fabric brought the node up (System.nanoTime), for uptimes its agents report. */
+    long upSinceNanos() {
+        return upSinceNanos;
+    }
+
+    /** What the node's congestion control agent serves. */
+    CongestionControl congestionControl() {
+        return congestionControl;
     }
 
     /** This switch's tables; null for a CA or router. */

@@ -1,5 +1,6 @@
 package io.ibemu.emulator.fabric;
 
+import io.ibemu.emulator.mad.MellanoxAttribute;
 import io.ibemu.emulator.mad.PortCounters;
 import io.ibemu.emulator.mad.PortCountersExtended;
 import io.ibemu.emulator.mad.PortInfo;
@@ -121,6 +122,12 @@ public final class Port {
     volatile int linkSpeedExtSupported;
     volatile int linkSpeedExtEnabled;
     volatile int linkDownDefaultState = PhysPortState.POLLING.code();
+    /** Mellanox ExtendedPortInfo LinkSpeedEnabled: bit 0 is FDR10. */
+    volatile int fdr10Enabled;
+    /** PortInfoExtended FEC modes enabled, indexed by {@link Fec} ordinal. */
+    volatile int[] fecEnabled = new int[Fec.values().length];
+    /** FECModeActive: what the link trained with. */
+    volatile int fecActive = Fec.NO_FEC;
 
     // subnet management
     volatile long mKey;
@@ -168,6 +175,8 @@ public final class Port {
     /** With dropAttribute, only MADs of these management classes; empty: any class. */
     private volatile int[] dropClasses = new int[0];
     private SplittableRandom dropRandom;
+    /** A capture of this port's packets; null (the usual case) costs the wire one check. */
+    private volatile PacketTap tap;
 
     Port(Node node, int number, long guid) {
         this.node = node;
@@ -200,6 +209,12 @@ public final class Port {
         linkWidthEnabled = linkWidthSupported;
         linkSpeedExtSupported = speed.isExtended() ? (speed.linkSpeedExtActive() << 1) - 1 : 0;
         linkSpeedExtEnabled = linkSpeedExtSupported;
+        fdr10Enabled = fdr10Supported();
+        int[] fec = new int[Fec.values().length];
+        for (Fec f : Fec.values()) {
+            fec[f.ordinal()] = fecSupported(f);
+        }
+        fecEnabled = fec;
         capabilities();
         if (node.type() == NodeType.SWITCH) {
             // tools read a switch's speed capabilities from port 0 (ibnetdiscover out_switch_port)
@@ -222,6 +237,10 @@ public final class Port {
         }
         if ((linkSpeedExtSupported & LinkSpeed.NDR.linkSpeedExtActive()) != 0) {
             cap2 |= PortInfo.CAP2_IS_LINK_SPEED_NDR_SUPPORTED;
+        }
+        if ((cap2 & (PortInfo.CAP2_IS_LINK_SPEED_HDR_SUPPORTED | PortInfo.CAP2_IS_LINK_SPEED_NDR_SUPPORTED)) != 0) {
+            // HDR and NDR ports carry their FEC modes in PortInfoExtended and say so
+            cap2 |= PortInfo.CAP2_IS_PORT_INFO_EXTENDED_SUPPORTED;
         }
         int cap = switch (node.type()) {
             case SWITCH -> number == 0 ? SWITCH_PORT0_CAPABILITY_MASK : 0;
@@ -440,6 +459,30 @@ public final class Port {
         }
     }
 
+    /** The capture listening to this port, or null. */
+    public PacketTap tap() {
+        return tap;
+    }
+
+    /** Starts capturing this port; one capture at a time (ibdump's rule for a port). */
+    public void startCapture(PacketTap capture) {
+        synchronized (node.fabric().lock()) {
+            if (tap != null) {
+                throw new IllegalStateException(this + " is already being captured");
+            }
+            tap = capture;
+        }
+    }
+
+    /** Ends {@code capture}, if it is still the port's. */
+    public void stopCapture(PacketTap capture) {
+        synchronized (node.fabric().lock()) {
+            if (tap == capture) {
+                tap = null;
+            }
+        }
+    }
+
     public double dropRate() {
         return dropRate;
     }
@@ -581,7 +624,8 @@ public final class Port {
         if (!isCableEnd()) {
             return;
         }
-        if (peer != null && trainable() && peer.trainable()) {
+        if (peer != null && trainable() && peer.trainable() && negotiatedSpeed() != null
+                && negotiatedWidth() != null) {
             up();
             peer.up();
         } else {
@@ -589,6 +633,65 @@ public final class Port {
             if (peer != null) {
                 peer.down(peer.trainable() ? PhysPortState.POLLING : peer.physicalState);
             }
+        }
+    }
+
+    // ---- what the two ends of a link agree on as it trains (IBA 5.6.2: the best both enable) ----
+
+    /** Whether this end enables a speed: PortInfo's masks, FDR10 in Mellanox ExtendedPortInfo. */
+    private boolean enables(LinkSpeed s) {
+        if (s.isExtended()) {
+            return (linkSpeedExtEnabled & s.linkSpeedExtActive()) != 0;
+        }
+        if (s.isMellanoxFdr10()) {
+            return (fdr10Enabled & 1) != 0;
+        }
+        return (linkSpeedEnabled & s.linkSpeedActive()) != 0;
+    }
+
+    /** The fastest speed up to the cable's that both ends enable; null if none (the link stays Polling). */
+    private LinkSpeed negotiatedSpeed() {
+        LinkSpeed[] all = LinkSpeed.values();
+        for (int i = trainedSpeed.ordinal(); i >= 0; i--) {
+            if (enables(all[i]) && peer.enables(all[i])) {
+                return all[i];
+            }
+        }
+        return null;
+    }
+
+    /** The widest width up to the cable's that both ends enable; null if none. */
+    private LinkWidth negotiatedWidth() {
+        int both = linkWidthEnabled & peer.linkWidthEnabled;
+        for (LinkWidth w : new LinkWidth[] {LinkWidth.X12, LinkWidth.X8, LinkWidth.X4, LinkWidth.X2, LinkWidth.X1}) {
+            if (w.lanes() <= trainedWidth.lanes() && (both & w.code()) != 0) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** FDR10 (ExtendedPortInfo bit 0): Mellanox firmware on a cable that runs FDR10 or faster. */
+    int fdr10Supported() {
+        boolean fast = cable != null && trainedSpeed.ordinal() >= LinkSpeed.FDR10.ordinal();
+        return fast && MellanoxAttribute.isMellanoxFirmware(node.vendorId()) ? 1 : 0;
+    }
+
+    /** The FEC modes this port supports at a generation: those of the generations its cable reaches. */
+    int fecSupported(Fec f) {
+        return cable != null && trainedSpeed.ordinal() >= f.speed().ordinal() ? f.supported() : 0;
+    }
+
+    /** Whether the port answers PortInfoExtended: it says so in CapabilityMask2 (port 0's, on a switch). */
+    boolean hasPortInfoExtended() {
+        Port advertiser = node.type() == NodeType.SWITCH ? node.port(0) : this;
+        return (advertiser.capabilityMask2 & PortInfo.CAP2_IS_PORT_INFO_EXTENDED_SUPPORTED) != 0;
+    }
+
+    /** Enabled speeds, widths or FEC modes changed: a link that is up trains again, both ends (IBA 5.6.2). */
+    void retrain() {
+        if (physicalState == PhysPortState.LINK_UP) {
+            bounce();
         }
     }
 
@@ -718,8 +821,11 @@ public final class Port {
             node.portStateChanged(this);
         }
         physicalState = PhysPortState.LINK_UP;
-        activeWidth = trainedWidth;
-        activeSpeed = trainedSpeed;
+        activeWidth = negotiatedWidth();
+        activeSpeed = negotiatedSpeed();
+        Fec fec = Fec.of(activeSpeed);
+        fecActive = fec == null ? Fec.NO_FEC
+                : fec.negotiate(fecEnabled[fec.ordinal()], peer.fecEnabled[fec.ordinal()]);
         if (state == PortState.DOWN) {
             state = PortState.INIT;
         }
@@ -733,6 +839,7 @@ public final class Port {
         physicalState = phys;
         activeWidth = LinkWidth.X1;
         activeSpeed = LinkSpeed.SDR;
+        fecActive = Fec.NO_FEC;
         if (was != PortState.DOWN) {
             state = PortState.DOWN;
             count(Counter.LINK_DOWNED, 1);

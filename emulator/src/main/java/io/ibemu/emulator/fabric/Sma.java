@@ -14,6 +14,7 @@ import io.ibemu.emulator.mad.PKeyTable;
 import io.ibemu.emulator.mad.PortInfo;
 import io.ibemu.emulator.mad.SlToVlMappingTable;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.mad.SwitchInfo;
 import io.ibemu.emulator.mad.VlArbitrationTable;
 import io.ibemu.emulator.topology.NodeType;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The subnet management agent of a node (IBA 14.2; the rules as qib_mad.c process_subn and
@@ -64,7 +66,15 @@ final class Sma {
         int set(Request r);
     }
 
-    record Attribute(String name, Get get, Set set, boolean switchOnly) {
+    /** {@code present}: whether the node has the attribute at all (its firmware, its ports' generation). */
+    record Attribute(String name, Get get, Set set, boolean switchOnly, Predicate<Node> present) {
+        Attribute(String name, Get get, Set set, boolean switchOnly) {
+            this(name, get, set, switchOnly, node -> true);
+        }
+
+        boolean answers(Node node) {
+            return (!switchOnly || node.type() == NodeType.SWITCH) && present.test(node);
+        }
     }
 
     static final Map<Integer, Attribute> ATTRIBUTES = Map.ofEntries(
@@ -81,7 +91,13 @@ final class Sma {
             entry(SmAttribute.LINEAR_FORWARDING_TABLE,
                     new Attribute("LinearForwardingTable", Sma::getLinearForwarding, Sma::setLinearForwarding, true)),
             entry(SmAttribute.MULTICAST_FORWARDING_TABLE, new Attribute("MulticastForwardingTable",
-                    Sma::getMulticastForwarding, Sma::setMulticastForwarding, true)));
+                    Sma::getMulticastForwarding, Sma::setMulticastForwarding, true)),
+            entry(SmAttribute.PORT_INFO_EXTENDED, new Attribute("PortInfoExtended",
+                    LinkAttributes::getPortInfoExtended, LinkAttributes::setPortInfoExtended, false,
+                    LinkAttributes::hasPortInfoExtended)),
+            entry(SmAttribute.MLNX_EXTENDED_PORT_INFO, new Attribute("MlnxExtPortInfo",
+                    LinkAttributes::getMlnxExtPortInfo, LinkAttributes::setMlnxExtPortInfo, false,
+                    LinkAttributes::hasMlnxExtPortInfo)));
 
     private Sma() {
     }
@@ -100,7 +116,7 @@ final class Sma {
             return Optional.of(reply(Arrays.copyOf(request, Mad.SIZE), MadStatus.BAD_VERSION, true));
         }
         Port keyPort = node.type() == NodeType.SWITCH ? node.port(0) : node.port(inPort);
-        long key = Mad.mKey(request);
+        long key = Smp.mKey(request);
         boolean keyMatches = keyPort.mKey == 0 || key == keyPort.mKey;
         if (!keyMatches && (method == Method.SET || keyPort.mKeyProtectBits >= 2)) {
             // an M_Key violation is counted and dropped unanswered (IBA 14.2.4.1, qib check_mkey)
@@ -113,8 +129,7 @@ final class Sma {
         }
         byte[] response = Arrays.copyOf(request, Mad.SIZE);
         Attribute a = ATTRIBUTES.get(attributeId);
-        if (a == null || (a.switchOnly() && node.type() != NodeType.SWITCH)
-                || (method == Method.SET && a.set() == null)) {
+        if (a == null || !a.answers(node) || (method == Method.SET && a.set() == null)) {
             return Optional.of(reply(response, MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE, true));
         }
         Request r = new Request(node, inPort, method, Mad.attributeModifier(request),
@@ -172,8 +187,9 @@ final class Sma {
 
     // ---- PortInfo: attribute modifier = port, 0 = the arrival port on a CA (IBA 14.2.5.6) ----
 
-    private static Port portInfoTarget(Request r) {
-        int n = r.attributeModifier;
+    static Port portInfoTarget(Request r) {
+        // bit 31 is SMSupportsExtendedSpeeds, which OpenSM sets on ports with extended speeds (ibsim masks it)
+        int n = r.attributeModifier & 0x7FFFFFFF;
         if (n == 0 && r.node.type() != NodeType.SWITCH) {
             n = r.inPort;
         }
@@ -254,6 +270,7 @@ final class Sma {
             p.filterRawInbound = want.filterRawInbound();
             p.filterRawOutbound = want.filterRawOutbound();
         }
+        int[] before = {p.linkWidthEnabled, p.linkSpeedEnabled, p.linkSpeedExtEnabled};
         if (lwe != 0) {
             p.linkWidthEnabled = lwe == 0xFF ? p.linkWidthSupported : lwe;
         }
@@ -262,6 +279,11 @@ final class Sma {
         }
         if (lsee != 0) {
             p.linkSpeedExtEnabled = lsee == 31 ? p.linkSpeedExtSupported : lsee == 30 ? 0 : lsee;
+        }
+        boolean retrain = p.linkWidthEnabled != before[0] || p.linkSpeedEnabled != before[1]
+                || p.linkSpeedExtEnabled != before[2];
+        if (retrain && phys == PortInfo.PHYS_NO_CHANGE && state == PortInfo.STATE_NO_CHANGE) {
+            p.retrain(); // what a link may train to changed: it trains again, as ibportstate speed/width expect
         }
         if (want.linkDownDefaultState() != 0) {
             p.linkDownDefaultState = want.linkDownDefaultState();

@@ -2,6 +2,7 @@ package io.ibemu.emulator.hca;
 
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.PacketTap;
 import io.ibemu.emulator.fabric.PhysPortState;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
@@ -154,6 +155,11 @@ public final class DataLink implements AutoCloseable {
             return null;
         }
         traffic.count(out, in, multicast);
+        PacketTap sent = out.tap();
+        PacketTap heard = in.tap();
+        if (sent != null || heard != null) {
+            traffic.captured(out, sent, in, heard);
+        }
         return in;
     }
 

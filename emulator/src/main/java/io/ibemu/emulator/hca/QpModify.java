@@ -28,6 +28,9 @@ final class QpModify {
         checkValues(qp, attrs, mask);
         QpState was = qp.currentState();
         qp.attrs = merge(qp.attrs, attrs, mask, next);
+        if ((mask & QpAttributeMask.SQ_PSN) != 0) {
+            qp.sendPsn = qp.attrs.sqPsn();
+        }
         transitioned(qp, was, next, attrs, mask);
     }
 

@@ -36,6 +36,10 @@ public final class QueuePair {
     /** Multicast groups attached (ib_qp usecnt: destroy is EBUSY while attached). */
     int multicastAttachments;
     boolean destroyed;
+    /** The PSN of the next request packet (set by SQ_PSN, IBA 9.7.1); the model keeps it for the wire's view. */
+    int sendPsn;
+    /** The responder's message sequence number (AETH MSN, IBA 9.7.5.1.1): messages it acknowledged. */
+    int msn;
 
     QueuePair(Hca hca, ProtectionDomain pd, QpInitAttributes init, int qpNum, QpCapabilities capabilities) {
         this.hca = hca;

@@ -203,12 +203,22 @@ final class Requester {
         Packet p = new Packet(op, qp.qpNum(), slid, ah.dlid(), ah.sl(), pkey, qkey, payload, length,
                 wr.remoteAddr(), wr.rkey(), wr.immData(), (wr.sendFlags() & WrOpcode.FLAG_SOLICITED) != 0,
                 wr.compareAdd(), wr.swap(), grh, wr.xrcRemoteSrqNum());
-        List<Port> reached = hca.link().transmit(port, ah.dlid(), requestTraffic(p, mtu, ud));
+        int psn = qp.sendPsn;
+        int destQpn = ud ? wr.remoteQpn() : qp.attrs.destQpNum();
+        Traffic request = requestTraffic(p, mtu, ud)
+                .withFrames(() -> WireMessage.request(p, qp.type(), destQpn, psn, mtu));
+        List<Port> reached = hca.link().transmit(port, ah.dlid(), request);
         if (ud) {
             deliverDatagram(qp, p, reached, wr.remoteQpn());
+            qp.sendPsn = (psn + 1) & WireMessage.PSN_MASK;
             return Outcome.done(WcStatus.SUCCESS);
         }
-        return connected(qp, w, p, reached, mtu);
+        Outcome o = connected(qp, w, p, reached, mtu, psn);
+        if (o.kind() == Kind.DONE) {
+            // a retried message (RNR, timeout) is sent again with the same PSNs
+            qp.sendPsn = (psn + WireMessage.psnSpan(p, mtu)) & WireMessage.PSN_MASK;
+        }
+        return o;
     }
 
     /** UD: every reached port's QP (or, for a multicast DLID, every attached QP but the sender). */
@@ -234,7 +244,7 @@ final class Requester {
         }
     }
 
-    private Outcome connected(QueuePair qp, QueuePair.SendWqe w, Packet p, List<Port> reached, int mtu) {
+    private Outcome connected(QueuePair qp, QueuePair.SendWqe w, Packet p, List<Port> reached, int mtu, int psn) {
         boolean reliable = qp.type().isReliable();
         Outcome lost = reliable ? new Outcome(Kind.LOST, 0, 0, 0) : Outcome.done(WcStatus.SUCCESS);
         if (reached.isEmpty()) {
@@ -250,8 +260,13 @@ final class Requester {
         if (!reliable) {
             return Outcome.done(WcStatus.SUCCESS);
         }
-        if (r.kind() == Response.Kind.NONE
-                || hca.link().transmit(at, p.slid(), responseTraffic(p, r, mtu)).isEmpty()) {
+        if (r.kind() == Response.Kind.ACK) {
+            q.msn = (q.msn + 1) & WireMessage.PSN_MASK;
+        }
+        int msn = q.msn;
+        Traffic answer = responseTraffic(p, r, mtu)
+                .withFrames(() -> WireMessage.response(p, r, qp.type(), qp.qpNum(), psn, msn, mtu));
+        if (r.kind() == Response.Kind.NONE || hca.link().transmit(at, p.slid(), answer).isEmpty()) {
             return lost;
         }
         return switch (r.kind()) {

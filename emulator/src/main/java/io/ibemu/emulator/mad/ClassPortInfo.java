@@ -10,6 +10,8 @@ public record ClassPortInfo(int baseVersion, int classVersion, int capabilityMas
                             int redirectFl, int redirectLid, int redirectPKey, int redirectQp, int redirectQKey,
                             long trapGidPrefix, long trapGidInterfaceId, int trapTc, int trapSl, int trapFl,
                             int trapLid, int trapPKey, int trapHopLimit, int trapQp, int trapQKey) {
+    /** Its attribute ID, the same in every class (IBA 13.4.8.1). */
+    public static final int ATTRIBUTE_ID = 0x0001;
     public static final Layout LAYOUT = Layout.of("ClassPortInfo", 72,
             Field.of("baseVersion", "BaseVersion", 0, 8),
             Field.of("classVersion", "ClassVersion", 8, 8),

@@ -2,7 +2,9 @@ package io.ibemu.emulator.mad;
 
 /**
  * Sizes, offsets and in-place accessors for a raw 256-byte MAD, read through
- * {@link MadHeader#LAYOUT} and {@link Smp#LAYOUT} so every position is declared once.
+ * {@link MadHeader#LAYOUT} so every position is declared once: what the MAD layer routes by
+ * (class, method, TID, the response bit) on the hot path, and where a class's data begins. The
+ * directed-route fields are {@link Smp}'s.
  */
 public final class Mad {
     public static final int SIZE = 256;
@@ -23,9 +25,10 @@ public final class Mad {
     private static final Field TID = MadHeader.LAYOUT.field("transactionId");
     private static final Field ATTRIBUTE_ID = MadHeader.LAYOUT.field("attributeId");
     private static final Field ATTRIBUTE_MODIFIER = MadHeader.LAYOUT.field("attributeModifier");
-    private static final Field M_KEY = Smp.LAYOUT.field("mKey");
-    private static final Field HOP_POINTER = Smp.LAYOUT.field("hopPointer");
-    private static final Field HOP_COUNT = Smp.LAYOUT.field("hopCount");
+    /** The vendor range-2 OUI, after the RMPP header and a reserved byte (IBA 16.5.3). */
+    private static final Field VENDOR_OUI = Field.of("oui", "VendorOui", 37 * 8, 24);
+    /** Baseboard management marks responses in its own header (bm_hdr), byte 24 bit 7. */
+    private static final Field BM_RESPONSE = Field.of("bmResponse", "BmResponse", 24 * 8, 1);
 
     private Mad() {
     }
@@ -63,6 +66,10 @@ public final class Mad {
         return TID.get(mad, 0);
     }
 
+    public static void setTransactionId(byte[] mad, long transactionId) {
+        TID.set(mad, 0, transactionId);
+    }
+
     public static int attributeId(byte[] mad) {
         return (int) ATTRIBUTE_ID.get(mad, 0);
     }
@@ -71,15 +78,36 @@ public final class Mad {
         return (int) ATTRIBUTE_MODIFIER.get(mad, 0);
     }
 
-    public static long mKey(byte[] mad) {
-        return M_KEY.get(mad, 0);
+    /** ib_response_mad(): the R bit, TrapRepress, and the BM class's response flag. */
+    public static boolean isResponse(byte[] mad) {
+        int method = method(mad);
+        if (Method.isResponse(method) || method == Method.TRAP_REPRESS) {
+            return true;
+        }
+        return mgmtClass(mad) == MgmtClass.BM && mad.length > HEADER_SIZE && BM_RESPONSE.get(mad, 0) != 0;
     }
 
-    public static int hopPointer(byte[] mad) {
-        return (int) HOP_POINTER.get(mad, 0);
+    /** A subnet management packet (LID-routed or directed-route): one that travels on QP0. */
+    public static boolean isSmp(byte[] mad) {
+        return MgmtClass.isSubnetManagement(mgmtClass(mad));
     }
 
-    public static int hopCount(byte[] mad) {
-        return (int) HOP_COUNT.get(mad, 0);
+    /** ib_get_mad_data_offset(): where a class's data (and so an RMPP segment's payload) begins. */
+    public static int dataOffset(int mgmtClass) {
+        if (mgmtClass == MgmtClass.SUBN_ADM) {
+            return 56;
+        }
+        if (mgmtClass == MgmtClass.DEVICE_MGMT || mgmtClass == MgmtClass.DEVICE_ADM || mgmtClass == MgmtClass.BIS) {
+            return 64;
+        }
+        if (MgmtClass.isVendorHighRange(mgmtClass)) {
+            return 40;
+        }
+        return HEADER_SIZE;
+    }
+
+    /** The vendor range-2 OUI at bytes 37..39. */
+    public static int vendorOui(byte[] mad) {
+        return (int) VENDOR_OUI.get(mad, 0);
     }
 }

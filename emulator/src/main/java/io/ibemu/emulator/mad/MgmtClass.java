@@ -25,4 +25,15 @@ public final class MgmtClass {
     public static boolean isSubnetManagement(int mgmtClass) {
         return mgmtClass == SUBN_LID_ROUTED || mgmtClass == SUBN_DIRECTED_ROUTE;
     }
+
+    /** The vendor classes of range 2, which carry an OUI and may use RMPP. */
+    public static boolean isVendorHighRange(int mgmtClass) {
+        return mgmtClass >= VENDOR_HIGH_RANGE_MIN && mgmtClass <= VENDOR_HIGH_RANGE_MAX;
+    }
+
+    /** ib_is_mad_class_rmpp(): the classes whose MADs may be RMPP transfers. */
+    public static boolean isRmpp(int mgmtClass) {
+        return mgmtClass == SUBN_ADM || mgmtClass == DEVICE_MGMT || mgmtClass == DEVICE_ADM || mgmtClass == BIS
+                || isVendorHighRange(mgmtClass);
+    }
 }

@@ -88,6 +88,7 @@ public record PortInfo(
     public static final int CAP_HAS_CAPABILITY_MASK_NOTICE = 0x00400000;
     public static final int CAP_HAS_CLIENT_REREGISTRATION = 0x02000000;
     /** CapabilityMask2 bits (ib_types.h IB_PORT_CAP2_*; NDR as ibsim sets it). */
+    public static final int CAP2_IS_PORT_INFO_EXTENDED_SUPPORTED = 0x0002;
     public static final int CAP2_IS_LINK_WIDTH_2X_SUPPORTED = 0x0010;
     public static final int CAP2_IS_LINK_SPEED_HDR_SUPPORTED = 0x0020;
     public static final int CAP2_IS_LINK_SPEED_NDR_SUPPORTED = 0x0400;

@@ -17,6 +17,7 @@ public final class SmAttribute {
     public static final int SM_INFO = 0x0020;
     public static final int VENDOR_DIAG = 0x0030;
     public static final int LED_INFO = 0x0031;
+    public static final int PORT_INFO_EXTENDED = 0x0033;
     public static final int MLNX_EXTENDED_PORT_INFO = 0xFF90;
 
     private SmAttribute() {

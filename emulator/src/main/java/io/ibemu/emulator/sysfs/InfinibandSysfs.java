@@ -6,7 +6,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.uverbs.ProviderProfile;
 import io.ibemu.emulator.uverbs.UverbsDevice;
-import io.ibemu.sysfs.SysDir;
+import io.ibemu.sysfstree.SysDir;
 import io.ibemu.udev.Kobject;
 import io.ibemu.udev.UeventAction;
 import io.ibemu.udev.UeventFile;

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.sysfs;
 
-import io.ibemu.sysfs.SysDir;
+import io.ibemu.sysfstree.SysDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.ibemu.emulator.sysfs;
 
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.PortCounters;
-import io.ibemu.sysfs.SysDir;
+import io.ibemu.sysfstree.SysDir;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.sysfs;
 
 import io.ibemu.kernel.Errno;
-import io.ibemu.sysfs.SysDir;
+import io.ibemu.sysfstree.SysDir;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**

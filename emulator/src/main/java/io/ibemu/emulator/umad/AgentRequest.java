@@ -1,6 +1,7 @@
 package io.ibemu.emulator.umad;
 
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.abi.Ioc;
 
 /**
@@ -12,35 +13,42 @@ public record AgentRequest(int qpn, int mgmtClass, int classVersion, long[] meth
                            int rmppVersion, int flags) {
 
     public static final int MAGIC = 0x1b;
-    public static final int V1_SIZE = 28;
-    public static final int V2_SIZE = 40;
     /** IB_USER_MAD_USER_RMPP: the caller does RMPP itself; the only flag the kernel supports. */
     public static final int USER_RMPP = 1;
     public static final int FLAGS_CAP = USER_RMPP;
 
+    /** struct ib_user_mad_reg_req (REGISTER_AGENT). */
     static final class V1 {
-        static final CField ID = CField.host("id", 0, 4);
-        static final CField MASK_LO = CField.host("method_mask[0]", 4, 8);
-        static final CField MASK_HI = CField.host("method_mask[1]", 12, 8);
-        static final CField QPN = CField.host("qpn", 20, 1);
-        static final CField MGMT_CLASS = CField.host("mgmt_class", 21, 1);
-        static final CField CLASS_VERSION = CField.host("mgmt_class_version", 22, 1);
-        static final CField OUI = CField.be("oui", 23, 3);
-        static final CField RMPP_VERSION = CField.host("rmpp_version", 26, 1);
+        static final CStruct LAYOUT = CStruct.named("ib_user_mad_reg_req").u32("id").packedUlongs("method_mask", 2)
+                .u8("qpn").u8("mgmt_class").u8("mgmt_class_version").bytes("oui", 3).u8("rmpp_version").build();
+        static final CField ID = LAYOUT.field("id");
+        static final CField MASK_LO = LAYOUT.field("method_mask[0]");
+        static final CField MASK_HI = LAYOUT.field("method_mask[1]");
+        static final CField QPN = LAYOUT.field("qpn");
+        static final CField MGMT_CLASS = LAYOUT.field("mgmt_class");
+        static final CField CLASS_VERSION = LAYOUT.field("mgmt_class_version");
+        static final CField OUI = LAYOUT.field("oui");
+        static final CField RMPP_VERSION = LAYOUT.field("rmpp_version");
     }
 
+    /** struct ib_user_mad_reg_req2 (REGISTER_AGENT2). */
     static final class V2 {
-        static final CField ID = CField.host("id", 0, 4);
-        static final CField QPN = CField.host("qpn", 4, 4);
-        static final CField MGMT_CLASS = CField.host("mgmt_class", 8, 1);
-        static final CField CLASS_VERSION = CField.host("mgmt_class_version", 9, 1);
-        static final CField FLAGS = CField.host("flags", 12, 4);
-        static final CField MASK_LO = CField.host("method_mask[0]", 16, 8);
-        static final CField MASK_HI = CField.host("method_mask[1]", 24, 8);
-        static final CField OUI = CField.host("oui", 32, 4);
-        static final CField RMPP_VERSION = CField.host("rmpp_version", 36, 1);
+        static final CStruct LAYOUT = CStruct.named("ib_user_mad_reg_req2").u32("id").u32("qpn").u8("mgmt_class")
+                .u8("mgmt_class_version").u16("res").u32("flags").u64("method_mask[0]").u64("method_mask[1]")
+                .u32("oui").u8("rmpp_version").pad(1, 3).build();
+        static final CField ID = LAYOUT.field("id");
+        static final CField QPN = LAYOUT.field("qpn");
+        static final CField MGMT_CLASS = LAYOUT.field("mgmt_class");
+        static final CField CLASS_VERSION = LAYOUT.field("mgmt_class_version");
+        static final CField FLAGS = LAYOUT.field("flags");
+        static final CField MASK_LO = LAYOUT.field("method_mask[0]");
+        static final CField MASK_HI = LAYOUT.field("method_mask[1]");
+        static final CField OUI = LAYOUT.field("oui");
+        static final CField RMPP_VERSION = LAYOUT.field("rmpp_version");
     }
 
+    public static final int V1_SIZE = V1.LAYOUT.size();
+    public static final int V2_SIZE = V2.LAYOUT.size();
     public static final int REGISTER_AGENT = Ioc.iowr(MAGIC, 1, V1_SIZE);
     public static final int UNREGISTER_AGENT = Ioc.iow(MAGIC, 2, 4);
     public static final int ENABLE_PKEY = Ioc.io(MAGIC, 3);

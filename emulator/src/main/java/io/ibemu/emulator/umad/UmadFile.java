@@ -14,12 +14,13 @@ import io.ibemu.emulator.agent.MadAgentClient;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.agent.MadPort;
 import io.ibemu.emulator.agent.MadRegistration;
-import io.ibemu.emulator.agent.Mads;
 import io.ibemu.emulator.agent.ReceivedMad;
-import io.ibemu.emulator.agent.Rmpp;
 import io.ibemu.emulator.agent.SendRequest;
 import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.RmppHeader;
 import io.ibemu.kernel.Errno;
 
 import java.nio.ByteBuffer;
@@ -226,7 +227,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
         data.get(buf);
         synchronized (layer.lock()) {
             int hdrSize = headerSize();
-            if (count < hdrSize + Rmpp.HEADER_END) {
+            if (count < hdrSize + RmppHeader.END) {
                 throw Errno.of(Errno.EINVAL);
             }
             UmadHeader header = UmadHeader.decode(buf, usePkeyIndex);
@@ -238,14 +239,14 @@ final class UmadFile implements MessageFile, MadAgentClient {
                 throw Errno.of(Errno.EIO);
             }
             byte[] message = sendMessage(agent, buf, hdrSize, count);
-            boolean rmppActive = agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(message))
-                    && Rmpp.active(message);
-            if (!Mads.isResponse(message)) {
-                Mads.setTid(message, ((long) agent.hiTid() << 32) | (Mads.tid(message) & 0xffffffffL));
+            boolean rmppActive = agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(message))
+                    && RmppHeader.active(message);
+            if (!Mad.isResponse(message)) {
+                Mad.setTransactionId(message, ((long) agent.hiTid() << 32) | (Mad.transactionId(message) & 0xffffffffL));
             }
             UmadPacket packet = new UmadPacket.Sent(header, message);
-            boolean userRmppSegment = !agent.kernelRmpp() && Mads.isRmppClass(Mads.mgmtClass(message))
-                    && Rmpp.active(message);
+            boolean userRmppSegment = !agent.kernelRmpp() && MgmtClass.isRmpp(Mad.mgmtClass(message))
+                    && RmppHeader.active(message);
             synchronized (queueLock) {
                 if (!userRmppSegment && isDuplicate(packet)) {
                     throw Errno.of(Errno.EINVAL);
@@ -273,23 +274,24 @@ final class UmadFile implements MessageFile, MadAgentClient {
      */
     private static byte[] sendMessage(MadAgent agent, byte[] buf, int hdrSize, int count) throws Errno {
         int cls = buf[hdrSize + 1] & 0xff;
-        int hdrLen = Mads.dataOffset(cls);
-        boolean rmppActive = Mads.isRmppClass(cls) && agent.kernelRmpp()
-                && (buf[hdrSize + 26] & Rmpp.FLAG_ACTIVE) != 0;
+        int hdrLen = Mad.dataOffset(cls);
+        boolean rmppActive = MgmtClass.isRmpp(cls) && agent.kernelRmpp()
+                && RmppHeader.active(buf, hdrSize);
         int dataLen = count - hdrSize - hdrLen;
-        int segment = Mads.SIZE - hdrLen;
+        int segment = Mad.SIZE - hdrLen;
         int pad = dataLen > 0 ? (segment - dataLen % segment) % segment : segment;
         int messageSize = hdrLen + Math.max(dataLen, 0) + pad;
-        if (agent.kernelRmpp() ? !rmppActive && messageSize > Mads.SIZE : messageSize > Mads.SIZE) {
+        if (agent.kernelRmpp() ? !rmppActive && messageSize > Mad.SIZE : messageSize > Mad.SIZE) {
             throw Errno.of(Errno.EINVAL);
         }
-        byte[] message = new byte[rmppActive ? Math.max(count - hdrSize, hdrLen) : Mads.SIZE];
+        byte[] message = new byte[rmppActive ? Math.max(count - hdrSize, hdrLen) : Mad.SIZE];
         System.arraycopy(buf, hdrSize, message, 0, count - hdrSize);
-        if (Mads.isRmppClass(cls) && agent.kernelRmpp()) {
+        if (MgmtClass.isRmpp(cls) && agent.kernelRmpp()) {
             // the kernel builds the RMPP header itself and copies only the MAD and class headers
-            Arrays.fill(message, Mads.HEADER, Rmpp.HEADER_END, (byte) 0);
+            Arrays.fill(message, Mad.HEADER_SIZE, RmppHeader.END, (byte) 0);
             if (rmppActive) {
-                Rmpp.set(message, Rmpp.TYPE_DATA, Rmpp.FLAG_ACTIVE, 0, 0, message.length - Rmpp.HEADER_END);
+                RmppHeader.set(message, RmppHeader.TYPE_DATA, RmppHeader.FLAG_ACTIVE, 0, 0,
+                        message.length - RmppHeader.END);
             }
         }
         return message;
@@ -300,15 +302,15 @@ final class UmadFile implements MessageFile, MadAgentClient {
         byte[] hdr = packet.data();
         for (UmadPacket sent : sendList) {
             byte[] sentHdr = sent.data();
-            if (Mads.tid(hdr) != Mads.tid(sentHdr) || Mads.mgmtClass(hdr) != Mads.mgmtClass(sentHdr)) {
+            if (Mad.transactionId(hdr) != Mad.transactionId(sentHdr) || Mad.mgmtClass(hdr) != Mad.mgmtClass(sentHdr)) {
                 continue;
             }
-            if (!Mads.isResponse(hdr)) {
-                if (!Mads.isResponse(sentHdr)) {
+            if (!Mad.isResponse(hdr)) {
+                if (!Mad.isResponse(sentHdr)) {
                     return true;
                 }
                 continue;
-            } else if (!Mads.isResponse(sentHdr)) {
+            } else if (!Mad.isResponse(sentHdr)) {
                 continue;
             }
             if (sameDestination(packet.header(), sent.header())) {
@@ -349,7 +351,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
             int id = idOf(agent);
             if (id >= 0) {
                 enqueue(new UmadPacket.Sent(packet.header().withId(id).withStatus(Errno.ETIMEDOUT),
-                        Arrays.copyOf(packet.data(), Mads.HEADER)));
+                        Arrays.copyOf(packet.data(), Mad.HEADER_SIZE)));
             }
         }
     }
@@ -469,12 +471,12 @@ final class UmadFile implements MessageFile, MadAgentClient {
      */
     private ReadResult refusal(UmadPacket packet, int count, int hdrSize) {
         int length = packet.data().length;
-        if (packet.received() && length > Mads.SIZE) {
-            if (count < hdrSize + Mads.SIZE) {
+        if (packet.received() && length > Mad.SIZE) {
+            if (count < hdrSize + Mad.SIZE) {
                 return new ReadResult(null, Errno.EINVAL);
             }
             if (count < hdrSize + length) {
-                return ReadResult.writtenThenFailed(encode(packet, Mads.SIZE), Errno.ENOSPC);
+                return ReadResult.writtenThenFailed(encode(packet, Mad.SIZE), Errno.ENOSPC);
             }
         } else if (count < hdrSize + length) {
             return new ReadResult(null, Errno.EINVAL);

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.umad;
 
 import io.ibemu.emulator.abi.CField;
+import io.ibemu.emulator.abi.CStruct;
 
 /**
  * {@code struct ib_user_mad_hdr} (and {@code _old}, which lacks {@code pkey_index} and the
@@ -10,26 +11,37 @@ public record UmadHeader(int id, int status, int timeoutMs, int retries, int len
                          int lid, int sl, int pathBits, boolean grhPresent, int gidIndex, int hopLimit,
                          int trafficClass, byte[] gid, int flowLabel, int pkeyIndex) {
 
-    public static final int SIZE_OLD = 56;
-    public static final int SIZE = 64;
+    /** struct ib_user_mad_hdr: the old one's members, then pkey_index and reserved bytes. */
+    public static final CStruct LAYOUT = common("ib_user_mad_hdr").u16("pkey_index").pad(1, 6).build();
+    /** struct ib_user_mad_hdr_old: what a file without IB_USER_MAD_ENABLE_PKEY reads and writes. */
+    public static final CStruct LAYOUT_OLD = common("ib_user_mad_hdr_old").build();
+    public static final int SIZE_OLD = LAYOUT_OLD.size();
+    public static final int SIZE = LAYOUT.size();
 
-    static final CField ID = CField.host("id", 0, 4);
-    static final CField STATUS = CField.host("status", 4, 4);
-    static final CField TIMEOUT_MS = CField.host("timeout_ms", 8, 4);
-    static final CField RETRIES = CField.host("retries", 12, 4);
-    static final CField LENGTH = CField.host("length", 16, 4);
-    static final CField QPN = CField.be("qpn", 20, 4);
-    static final CField QKEY = CField.be("qkey", 24, 4);
-    static final CField LID = CField.be("lid", 28, 2);
-    static final CField SL = CField.host("sl", 30, 1);
-    static final CField PATH_BITS = CField.host("path_bits", 31, 1);
-    static final CField GRH_PRESENT = CField.host("grh_present", 32, 1);
-    static final CField GID_INDEX = CField.host("gid_index", 33, 1);
-    static final CField HOP_LIMIT = CField.host("hop_limit", 34, 1);
-    static final CField TRAFFIC_CLASS = CField.host("traffic_class", 35, 1);
-    static final CField GID = CField.bytes("gid", 36, 16);
-    static final CField FLOW_LABEL = CField.be("flow_label", 52, 4);
-    static final CField PKEY_INDEX = CField.host("pkey_index", 56, 2);
+    static final CField ID = LAYOUT.field("id");
+    static final CField STATUS = LAYOUT.field("status");
+    static final CField TIMEOUT_MS = LAYOUT.field("timeout_ms");
+    static final CField RETRIES = LAYOUT.field("retries");
+    static final CField LENGTH = LAYOUT.field("length");
+    static final CField QPN = LAYOUT.field("qpn");
+    static final CField QKEY = LAYOUT.field("qkey");
+    static final CField LID = LAYOUT.field("lid");
+    static final CField SL = LAYOUT.field("sl");
+    static final CField PATH_BITS = LAYOUT.field("path_bits");
+    static final CField GRH_PRESENT = LAYOUT.field("grh_present");
+    static final CField GID_INDEX = LAYOUT.field("gid_index");
+    static final CField HOP_LIMIT = LAYOUT.field("hop_limit");
+    static final CField TRAFFIC_CLASS = LAYOUT.field("traffic_class");
+    static final CField GID = LAYOUT.field("gid");
+    static final CField FLOW_LABEL = LAYOUT.field("flow_label");
+    static final CField PKEY_INDEX = LAYOUT.field("pkey_index");
+
+    /** The members both headers share, in <rdma/ib_user_mad.h>'s order. */
+    private static CStruct.Builder common(String name) {
+        return CStruct.named(name).u32("id").u32("status").u32("timeout_ms").u32("retries").u32("length")
+                .be32("qpn").be32("qkey").be16("lid").u8("sl").u8("path_bits").u8("grh_present").u8("gid_index")
+                .u8("hop_limit").u8("traffic_class").bytes("gid", 16).be32("flow_label");
+    }
 
     public static int size(boolean withPkeyIndex) {
         return withPkeyIndex ? SIZE : SIZE_OLD;

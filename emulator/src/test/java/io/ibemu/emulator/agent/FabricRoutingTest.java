@@ -22,10 +22,13 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port.Counter;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadStatus;
 import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.NodeInfo;
 import io.ibemu.emulator.mad.PortCounters;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.kernel.Errno;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -90,18 +93,18 @@ class FabricRoutingTest {
         int[] arrivalPort = {1, 1, 2, 2};
         byte[] request = dr(Method.GET, SmAttribute.NODE_INFO, 0, path);
 
-        byte[] r = f.call(request, Mads.PERMISSIVE_LID);
+        byte[] r = f.call(request, Smp.PERMISSIVE_LID);
 
-        assertEquals(Mads.CLASS_SUBN_DIRECTED_ROUTE, Mads.mgmtClass(r));
-        assertEquals(Mads.METHOD_GET_RESP, Mads.method(r));
-        assertEquals(Mads.DR_DIRECTION, Mads.status(r), "D bit set, status success");
+        assertEquals(MgmtClass.SUBN_DIRECTED_ROUTE, Mad.mgmtClass(r));
+        assertEquals(Method.GET_RESP, Mad.method(r));
+        assertEquals(MadStatus.DIRECTION, Mad.status(r), "D bit set, status success");
         assertTrue(Smp.direction(r));
         assertEquals(hops, Smp.hopCount(r));
         if (hops > 0) {
             assertEquals(0, Smp.hopPointer(r), "back at a permissive DrSLID: hop pointer 0 (C14-13:3)");
         }
-        assertEquals(Mads.PERMISSIVE_LID, Smp.drSlid(r));
-        assertEquals(Mads.PERMISSIVE_LID, Smp.drDlid(r));
+        assertEquals(Smp.PERMISSIVE_LID, Smp.drSlid(r));
+        assertEquals(Smp.PERMISSIVE_LID, Smp.drDlid(r));
         assertArrayEquals(path, initialPath(r, hops), "initial path untouched");
         assertArrayEquals(Arrays.copyOf(new int[] {1, 2, 2}, hops), returnPath(r, hops),
                 "return path: the arrival port at each hop");
@@ -118,7 +121,7 @@ class FabricRoutingTest {
     @Test
     void directedRouteCrossesInitLinksAndCountsEveryPort() throws Exception {
         Map<Port, long[]> before = counters();
-        f.call(dr(Method.GET, SmAttribute.NODE_INFO, 0, TO_B), Mads.PERMISSIVE_LID);
+        f.call(dr(Method.GET, SmAttribute.NODE_INFO, 0, TO_B), Smp.PERMISSIVE_LID);
         assertCrossed(before, List.of(f.a.port(1), f.s1.port(1), f.s1.port(3), f.s2.port(2), f.s2.port(4),
                 f.b.port(2)));
     }
@@ -132,7 +135,7 @@ class FabricRoutingTest {
         int[] path = Arrays.stream(dashed.split("/")).mapToInt(Integer::parseInt).toArray();
         long sentByA = f.a.port(1).counter(Counter.XMIT_PKTS);
         long start = System.nanoTime();
-        SendRequest s = f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, path), Mads.PERMISSIVE_LID,
+        SendRequest s = f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, path), Smp.PERMISSIVE_LID,
                 TIMEOUT_MS, 1);
 
         Recorder.Completion c = f.sm.nextCompletion(5000);
@@ -149,7 +152,7 @@ class FabricRoutingTest {
     void pathNotStartingAtTheSendingPortIsRefused() throws Exception {
         // smi_handle_dr_smp_send fails at the originator: ib_post_send_mad answers EINVAL
         Errno e = assertThrows(Errno.class,
-                () -> f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 2, 1), Mads.PERMISSIVE_LID, 100, 0));
+                () -> f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 2, 1), Smp.PERMISSIVE_LID, 100, 0));
         assertEquals(Errno.EINVAL, e.code());
         assertNull(f.sm.nextCompletion(0));
         assertEquals(0, f.a.port(1).counter(Counter.XMIT_PKTS));
@@ -161,7 +164,7 @@ class FabricRoutingTest {
         Arrays.fill(path, 1);
         byte[] m = dr(Method.GET, SmAttribute.NODE_INFO, 0, Arrays.copyOf(path, 63));
         m[7] = 64; // C14-6
-        Errno e = assertThrows(Errno.class, () -> f.post(f.smAgent, m, Mads.PERMISSIVE_LID, 100, 0));
+        Errno e = assertThrows(Errno.class, () -> f.post(f.smAgent, m, Smp.PERMISSIVE_LID, 100, 0));
         assertEquals(Errno.EINVAL, e.code());
     }
 
@@ -178,9 +181,9 @@ class FabricRoutingTest {
             Recorder.Received r = f.sm.nextReceived(1000);
             assertNotNull(r, "response from LID " + lid);
             byte[] m = r.mad().message();
-            assertEquals(Mads.CLASS_SUBN_LID_ROUTED, Mads.mgmtClass(m));
-            assertEquals(Mads.METHOD_GET_RESP, Mads.method(m));
-            assertEquals(0, Mads.status(m), "LID-routed: no D bit");
+            assertEquals(MgmtClass.SUBN_LID_ROUTED, Mad.mgmtClass(m));
+            assertEquals(Method.GET_RESP, Mad.method(m));
+            assertEquals(0, Mad.status(m), "LID-routed: no D bit");
             assertEquals(node.guid(), nodeInfo(m).nodeGuid(), "LID " + lid);
             assertEquals((int) t[2], nodeInfo(m).localPortNumber(),
                     "a switch's port 0 answers, with the external port the SMP arrived on");
@@ -197,7 +200,7 @@ class FabricRoutingTest {
         f.assignLids(0);
         f.activateAll();
         Recorder perf = new Recorder();
-        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(Mads.CLASS_PERF, 1, new long[2], 0), perf);
+        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(MgmtClass.PERF, 1, new long[2], 0), perf);
         Port far = f.b.port(2);
 
         SendRequest s = f.post(gsi, portCounters(Method.GET, 2), LID_B, 1000, 0);
@@ -206,10 +209,10 @@ class FabricRoutingTest {
         assertEquals(SendStatus.SUCCESS, perf.nextCompletion(1000).status());
         assertNull(f.sm.nextReceived(0), "the response went to the agent that sent the request");
         byte[] m = r.mad().message();
-        assertEquals(Mads.CLASS_PERF, Mads.mgmtClass(m));
-        assertEquals(Mads.METHOD_GET_RESP, Mads.method(m));
-        assertEquals(0, Mads.status(m));
-        assertEquals(Mads.tid(s.message()), Mads.tid(m));
+        assertEquals(MgmtClass.PERF, Mad.mgmtClass(m));
+        assertEquals(Method.GET_RESP, Mad.method(m));
+        assertEquals(0, Mad.status(m));
+        assertEquals(Mad.transactionId(s.message()), Mad.transactionId(m));
         assertEquals(LID_B, r.mad().slid());
         assertEquals(1, r.mad().srcQp(), "answered from QP1");
         PortCounters pc = PortCounters.decode(m, Mad.PERF_DATA_OFFSET);
@@ -226,7 +229,7 @@ class FabricRoutingTest {
         f.assignLids(0);
         f.activateAll();
         Recorder perf = new Recorder();
-        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(Mads.CLASS_PERF, 1, new long[2], 0), perf);
+        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(MgmtClass.PERF, 1, new long[2], 0), perf);
         List<Port> path = List.of(f.a.port(1), f.s1.port(1), f.s1.port(3), f.s2.port(2), f.s2.port(4), f.b.port(2));
 
         Map<Port, long[]> before = counters();
@@ -259,9 +262,9 @@ class FabricRoutingTest {
 
         // and a PerfMgmt Get to S1 reads it back, as perfquery would
         Recorder perf = new Recorder();
-        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(Mads.CLASS_PERF, 1, new long[2], 0), perf);
+        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(MgmtClass.PERF, 1, new long[2], 0), perf);
         byte[] r = f.call(gsi, perf, portCounters(Method.GET, 1), LID_S1);
-        assertEquals(0, Mads.status(r));
+        assertEquals(0, Mad.status(r));
         assertEquals(before + 1, PortCounters.decode(r, Mad.PERF_DATA_OFFSET).portRcvSwitchRelayErrors());
     }
 
@@ -285,7 +288,7 @@ class FabricRoutingTest {
     void nonSmpsNeedActiveLinksWhileSmpsCrossInit() throws Exception {
         f.assignLids(0);
         Recorder perf = new Recorder();
-        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(Mads.CLASS_PERF, 1, new long[2], 0), perf);
+        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(MgmtClass.PERF, 1, new long[2], 0), perf);
 
         // all links Init: the SMP goes through, the PerfMgmt Get does not even leave A
         f.call(lidRouted(Method.GET, SmAttribute.NODE_INFO, 0), LID_B);
@@ -311,7 +314,7 @@ class FabricRoutingTest {
         f.setState(TO_B, 2, io.ibemu.emulator.mad.PortInfo.STATE_ARMED);
         f.setState(TO_B, 2, io.ibemu.emulator.mad.PortInfo.STATE_ACTIVE);
         byte[] r = f.call(gsi, perf, portCounters(Method.GET, 2), LID_B);
-        assertEquals(0, Mads.status(r));
+        assertEquals(0, Mad.status(r));
         // and SMPs still cross after activation
         assertEquals(f.b.guid(), nodeInfo(f.call(lidRouted(Method.GET, SmAttribute.NODE_INFO, 0), LID_B)).nodeGuid());
     }
@@ -324,9 +327,9 @@ class FabricRoutingTest {
             f.s1.port(3).cut();
         }
         assertTimesOut(f.smAgent, f.sm, lidRouted(Method.GET, SmAttribute.NODE_INFO, 0), LID_B);
-        assertTimesOut(f.smAgent, f.sm, dr(Method.GET, SmAttribute.NODE_INFO, 0, TO_B), Mads.PERMISSIVE_LID);
+        assertTimesOut(f.smAgent, f.sm, dr(Method.GET, SmAttribute.NODE_INFO, 0, TO_B), Smp.PERMISSIVE_LID);
         assertEquals(f.s1.guid(), nodeInfo(f.call(dr(Method.GET, SmAttribute.NODE_INFO, 0, TO_S1),
-                Mads.PERMISSIVE_LID)).nodeGuid(), "the near side still answers");
+                Smp.PERMISSIVE_LID)).nodeGuid(), "the near side still answers");
     }
 
     @Test
@@ -351,7 +354,7 @@ class FabricRoutingTest {
         table[3] = 0x02;
         f.drSet(SmAttribute.P_KEY_TABLE, 0, new int[0], table);
         Recorder perf = new Recorder();
-        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(Mads.CLASS_PERF, 1, new long[2], 0), perf);
+        MadAgent gsi = f.register(f.a.port(1), 1, new MadRegistration(MgmtClass.PERF, 1, new long[2], 0), perf);
 
         long arrived = f.b.port(2).counter(Counter.RCV_PKTS);
         f.post(gsi, portCounters(Method.GET, 2), LID_B, TIMEOUT_MS, 0, 1);
@@ -362,7 +365,7 @@ class FabricRoutingTest {
         assertEquals(0, f.s1.port(1).portInfo().pKeyViolations(), "switch ports check nothing");
 
         // the default P_Key (index 0) passes
-        assertEquals(0, Mads.status(f.call(gsi, perf, portCounters(Method.GET, 2), LID_B)));
+        assertEquals(0, Mad.status(f.call(gsi, perf, portCounters(Method.GET, 2), LID_B)));
         assertEquals(1, f.b.port(2).portInfo().pKeyViolations());
     }
 
@@ -387,8 +390,8 @@ class FabricRoutingTest {
         MadAgent gsi = f.register(f.a.port(1), 1, null, gsiClient);
         // a Get of a class nobody on B serves (Congestion Control, 0x21)
         byte[] r = f.call(gsi, gsiClient, LineFabric.header(0x21, Method.GET, 0x0011, 0), LID_B);
-        assertEquals(Mads.METHOD_GET_RESP, Mads.method(r));
-        assertEquals(Mads.STATUS_UNSUPPORTED_METHOD_ATTRIB, Mads.status(r));
+        assertEquals(Method.GET_RESP, Mad.method(r));
+        assertEquals(MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE, Mad.status(r));
     }
 
     // ---- directed route with LID-routed parts ----
@@ -411,12 +414,12 @@ class FabricRoutingTest {
 
         byte[] r = f.call(request, startLid);
 
-        assertEquals(Mads.DR_DIRECTION, Mads.status(r));
+        assertEquals(MadStatus.DIRECTION, Mad.status(r));
         assertTrue(Smp.direction(r));
         assertEquals(0, Smp.hopPointer(r), "the tail: hop pointer 0");
         assertEquals(path.length, Smp.hopCount(r));
         assertEquals(LID_A, Smp.drSlid(r));
-        assertEquals(Mads.PERMISSIVE_LID, Smp.drDlid(r));
+        assertEquals(Smp.PERMISSIVE_LID, Smp.drDlid(r));
         assertArrayEquals(path, initialPath(r, path.length));
         assertArrayEquals(startSwitch == 1 ? new int[] {2, 2} : new int[] {2}, returnPath(r, path.length),
                 "arrival ports after the head: S2's 2 (from S1), then B's 2");

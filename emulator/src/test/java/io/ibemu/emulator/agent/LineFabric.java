@@ -9,9 +9,12 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.Field;
 import io.ibemu.emulator.mad.LinearForwardingTable;
 import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadStatus;
 import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.PortInfo;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.emulator.mad.Smp;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.kernel.Errno;
 import java.io.StringReader;
@@ -69,7 +72,7 @@ final class LineFabric implements AutoCloseable {
         s1 = fabric.node("S1").orElseThrow();
         s2 = fabric.node("S2").orElseThrow();
         b = fabric.node("B").orElseThrow();
-        smAgent = register(a.port(1), 0, new MadRegistration(Mads.CLASS_SUBN_DIRECTED_ROUTE, 1, new long[2], 0), sm);
+        smAgent = register(a.port(1), 0, new MadRegistration(MgmtClass.SUBN_DIRECTED_ROUTE, 1, new long[2], 0), sm);
     }
 
     MadAgent register(Port port, int qpn, MadRegistration reg, MadAgentClient client) throws Errno {
@@ -82,7 +85,7 @@ final class LineFabric implements AutoCloseable {
 
     /** A directed-route request from the local port: DrSLID and DrDLID permissive, hop pointer 0. */
     static byte[] dr(int method, int attributeId, int attributeModifier, int... initialPath) {
-        byte[] m = header(Mads.CLASS_SUBN_DIRECTED_ROUTE, method, attributeId, attributeModifier);
+        byte[] m = header(MgmtClass.SUBN_DIRECTED_ROUTE, method, attributeId, attributeModifier);
         m[7] = (byte) initialPath.length;
         m[32] = m[33] = m[34] = m[35] = (byte) 0xFF;
         for (int i = 0; i < initialPath.length; i++) {
@@ -92,18 +95,18 @@ final class LineFabric implements AutoCloseable {
     }
 
     static byte[] lidRouted(int method, int attributeId, int attributeModifier) {
-        return header(Mads.CLASS_SUBN_LID_ROUTED, method, attributeId, attributeModifier);
+        return header(MgmtClass.SUBN_LID_ROUTED, method, attributeId, attributeModifier);
     }
 
     /** PerfMgmt PortCounters with PortSelect. */
     static byte[] portCounters(int method, int portSelect) {
-        byte[] m = header(Mads.CLASS_PERF, method, 0x0012, 0);
+        byte[] m = header(MgmtClass.PERF, method, 0x0012, 0);
         m[Mad.PERF_DATA_OFFSET + 1] = (byte) portSelect;
         return m;
     }
 
     static byte[] header(int mgmtClass, int method, int attributeId, int attributeModifier) {
-        byte[] m = new byte[Mads.SIZE];
+        byte[] m = new byte[Mad.SIZE];
         m[0] = 1;
         m[1] = (byte) mgmtClass;
         m[2] = 1;
@@ -123,10 +126,10 @@ final class LineFabric implements AutoCloseable {
      */
     SendRequest post(MadAgent agent, byte[] mad, int dlid, int timeoutMs, int retries, int pkeyIndex)
             throws Errno {
-        if (!Mads.isResponse(mad)) {
-            Mads.setTid(mad, ((long) agent.hiTid() << 32) | nextTid++);
+        if (!Mad.isResponse(mad)) {
+            Mad.setTransactionId(mad, ((long) agent.hiTid() << 32) | nextTid++);
         }
-        int qpn = Mads.isSmp(mad) ? 0 : 1;
+        int qpn = Mad.isSmp(mad) ? 0 : 1;
         SendRequest s = new SendRequest(agent, mad, dlid, 0, 0, qpn, qpn == 0 ? 0 : QKEY_GSI, pkeyIndex, timeoutMs,
                 retries, false, null);
         synchronized (fabric.lock()) {
@@ -152,28 +155,28 @@ final class LineFabric implements AutoCloseable {
         assertNotNull(c, "no completion");
         assertEquals(s, c.send());
         assertEquals(SendStatus.SUCCESS, c.status());
-        assertEquals(Mads.tid(mad), Mads.tid(r.mad().message()), "the response carries the request's TID");
+        assertEquals(Mad.transactionId(mad), Mad.transactionId(r.mad().message()), "the response carries the request's TID");
         return r.mad().message();
     }
 
     static String describe(byte[] mad) {
-        return String.format("class 0x%02x method 0x%02x attr 0x%04x", Mads.mgmtClass(mad), Mads.method(mad),
-                Mads.attributeId(mad));
+        return String.format("class 0x%02x method 0x%02x attr 0x%04x", Mad.mgmtClass(mad), Mad.method(mad),
+                Mad.attributeId(mad));
     }
 
     /** A DR SubnSet that must succeed (status: only the D bit). */
     byte[] drSet(int attributeId, int attributeModifier, int[] path, byte[] data) throws Exception {
         byte[] set = dr(Method.SET, attributeId, attributeModifier, path);
         System.arraycopy(data, 0, set, D, Mad.SMP_DATA_SIZE);
-        byte[] r = call(set, Mads.PERMISSIVE_LID);
-        assertEquals(Mads.DR_DIRECTION, Mads.status(r), "SubnSet status of attr " + attributeId);
+        byte[] r = call(set, Smp.PERMISSIVE_LID);
+        assertEquals(MadStatus.DIRECTION, Mad.status(r), "SubnSet status of attr " + attributeId);
         return r;
     }
 
     /** PortInfo read, edited, written back, with PortState and PortPhysicalState NoChange unless edited. */
     void setPortInfo(int[] path, int portNumber, Consumer<byte[]> edit) throws Exception {
-        byte[] got = call(dr(Method.GET, SmAttribute.PORT_INFO, portNumber, path), Mads.PERMISSIVE_LID);
-        assertEquals(Mads.DR_DIRECTION, Mads.status(got));
+        byte[] got = call(dr(Method.GET, SmAttribute.PORT_INFO, portNumber, path), Smp.PERMISSIVE_LID);
+        assertEquals(MadStatus.DIRECTION, Mad.status(got));
         byte[] data = Arrays.copyOfRange(got, D, D + Mad.SMP_DATA_SIZE);
         field("portState").set(data, 0, PortInfo.STATE_NO_CHANGE);
         field("portPhysicalState").set(data, 0, PortInfo.PHYS_NO_CHANGE);

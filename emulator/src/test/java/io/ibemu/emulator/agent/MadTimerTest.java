@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.SmAttribute;
+import io.ibemu.emulator.mad.Smp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class MadTimerTest {
     @Test
     void sendsAnsweredDuringTransmitArmNoTimer() throws Exception {
         for (int i = 0; i < 1000; i++) {
-            f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, LineFabric.TO_B), Mads.PERMISSIVE_LID,
+            f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, LineFabric.TO_B), Smp.PERMISSIVE_LID,
                     60_000, 3);
         }
         for (int i = 0; i < 1000; i++) {
@@ -45,7 +46,7 @@ class MadTimerTest {
     @Test
     void anUnansweredSendKeepsOneTimerUntilItExpires() throws Exception {
         // S1 has no port 9: the SMP is lost, so only the timer can complete it
-        f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 1, 9), Mads.PERMISSIVE_LID, 30, 2);
+        f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 1, 9), Smp.PERMISSIVE_LID, 30, 2);
         assertEquals(1, f.layer.timersQueued(), "one timer for the lost send");
         Recorder.Completion c = f.sm.nextCompletion(5000);
         assertNotNull(c);
@@ -55,7 +56,7 @@ class MadTimerTest {
 
     @Test
     void unregisteringFlushesTheSendAndItsTimerLeavesTheQueue() throws Exception {
-        f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 1, 9), Mads.PERMISSIVE_LID, 60_000, 0);
+        f.post(f.smAgent, dr(Method.GET, SmAttribute.NODE_INFO, 0, 1, 9), Smp.PERMISSIVE_LID, 60_000, 0);
         assertEquals(1, f.layer.timersQueued());
         synchronized (f.fabric.lock()) {
             f.smAgent.port().unregister(f.smAgent);

@@ -1,5 +1,10 @@
 package io.ibemu.emulator.agent;
 
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.emulator.mad.Smp;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,16 +20,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * where the hop pointer ends up, and what is written into the return path.
  */
 class SmiTest {
-    private static final int P = Mads.PERMISSIVE_LID;
+    private static final int P = Smp.PERMISSIVE_LID;
     private static final int LID = 0x0007;
 
     /** A DR SMP; {@code initial[i]} / {@code ret[i]} land at path index i + 1 (index 0 is unused). */
     static byte[] smp(boolean returning, int hopPtr, int hopCnt, int drSlid, int drDlid, int[] initial, int[] ret) {
-        byte[] m = new byte[Mads.SIZE];
+        byte[] m = new byte[Mad.SIZE];
         m[0] = 1;
-        m[1] = (byte) Mads.CLASS_SUBN_DIRECTED_ROUTE;
+        m[1] = (byte) MgmtClass.SUBN_DIRECTED_ROUTE;
         m[2] = 1;
-        m[3] = (byte) (returning ? Mads.METHOD_GET_RESP : Mads.METHOD_GET);
+        m[3] = (byte) (returning ? Method.GET_RESP : Method.GET);
         m[4] = (byte) (returning ? 0x80 : 0);
         m[6] = (byte) hopPtr;
         m[7] = (byte) hopCnt;

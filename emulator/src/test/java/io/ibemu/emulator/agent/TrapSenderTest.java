@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.mad.PortInfo;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +42,7 @@ class TrapSenderTest {
     void build() throws Exception {
         f = new LineFabric();
         trapAgent = f.register(f.a.port(1), 0,
-                new MadRegistration(Mads.CLASS_SUBN_LID_ROUTED, 1, new long[] {1L << METHOD_TRAP, 0}, 0), sm);
+                new MadRegistration(MgmtClass.SUBN_LID_ROUTED, 1, new long[] {1L << METHOD_TRAP, 0}, 0), sm);
     }
 
     @AfterEach
@@ -63,9 +66,9 @@ class TrapSenderTest {
     private static byte[] assertNotice(Recorder.Received r, int type, int producer, int trap, int issuerLid) {
         assertNotNull(r, "trap " + trap + " reached the SM");
         byte[] m = r.mad().message();
-        assertEquals(Mads.CLASS_SUBN_LID_ROUTED, Mads.mgmtClass(m));
-        assertEquals(METHOD_TRAP, Mads.method(m));
-        assertEquals(ATTR_NOTICE, Mads.attributeId(m));
+        assertEquals(MgmtClass.SUBN_LID_ROUTED, Mad.mgmtClass(m));
+        assertEquals(METHOD_TRAP, Mad.method(m));
+        assertEquals(ATTR_NOTICE, Mad.attributeId(m));
         assertEquals(issuerLid, r.mad().slid(), "sent from the issuer's LID");
         assertEquals(0, r.mad().srcQp(), "from QP0");
         assertEquals(0x80, m[D] & 0x80, "IsGeneric");
@@ -78,7 +81,7 @@ class TrapSenderTest {
 
     private byte[] repress(byte[] trap, int issuerLid) throws Exception {
         byte[] repress = trap.clone();
-        repress[3] = Mads.METHOD_TRAP_REPRESS;
+        repress[3] = Method.TRAP_REPRESS;
         SendRequest s = f.post(trapAgent, repress, issuerLid, 0, 0);
         Recorder.Completion c = sm.nextCompletion(1000);
         assertEquals(s, c.send());
@@ -119,12 +122,12 @@ class TrapSenderTest {
         f.s1.port(3).cut();
         byte[] trap = assertNotice(sm.nextReceived(1000), 1, 2, 128, LID_S1);
         byte[] other = trap.clone();
-        Mads.setTid(other, Mads.tid(trap) + 1000);
+        Mad.setTransactionId(other, Mad.transactionId(trap) + 1000);
         repress(other, LID_S1);
         sm.received.clear();
         Recorder.Received again = sm.nextReceived(2000);
         assertNotNull(again, "still repeated");
-        assertEquals(Mads.tid(trap), Mads.tid(again.mad().message()));
+        assertEquals(Mad.transactionId(trap), Mad.transactionId(again.mad().message()));
         repress(trap, LID_S1);
     }
 
@@ -155,12 +158,12 @@ class TrapSenderTest {
         byte[] first = assertNotice(sm.nextReceived(1000), 4, 1, 144, LID_B);
         f.b.port(2).setCapabilityBits(0, PortInfo.CAP_IS_SM);
         byte[] second = assertNotice(sm.nextReceived(1000), 4, 1, 144, LID_B);
-        assertNotEquals(Mads.tid(first), Mads.tid(second), "a new trap, a new TID");
+        assertNotEquals(Mad.transactionId(first), Mad.transactionId(second), "a new trap, a new TID");
         assertEquals(0, u32(second, D + 16) & PortInfo.CAP_IS_SM, "the mask as it is now");
 
         Recorder.Received again = sm.nextReceived(2000);
         assertNotNull(again);
-        assertEquals(Mads.tid(second), Mads.tid(again.mad().message()), "only the newer one repeats");
+        assertEquals(Mad.transactionId(second), Mad.transactionId(again.mad().message()), "only the newer one repeats");
         repress(second, LID_B);
         sm.received.clear();
         assertQuiet("the older one was dropped when the newer replaced it");

@@ -175,4 +175,17 @@ class ConsoleTest {
             assertTrue(c.perfName().matches("[A-Z][A-Za-z0-9]+"), c.perfName());
         }
     }
+
+    @Test
+    void portsListsTheLocalPortsAndWaitsUntilTheCabledOnesAreActive() throws ControlException {
+        List<String> before = run("ports");
+        assertEquals(2, before.size(), before.toString());
+        assertTrue(before.get(0).matches("\"local\"\\[1\\] guid 0x[0-9a-f]{16} lid 0 Init/LinkUp"), before.get(0));
+        assertTrue(refused("ports wait active 0").startsWith("not Active after 0 s: \"local\"[1]"),
+                "a cabled port still Init: " + refused("ports wait active 0"));
+        io.ibemu.emulator.fabric.PresetSubnet.configure(fabric, local.port(1));
+        List<String> after = run("ports wait active 5");
+        assertTrue(after.get(0).endsWith("Active/LinkUp"), after.toString());
+        assertTrue(refused("ports wait").contains("ports wait active SECONDS"));
+    }
 }

@@ -456,9 +456,8 @@ class SmaTest {
                 byte[] r = answer(n, port, dr(Method.GET, attr, attr == SmAttribute.VL_ARBITRATION_TABLE
                         ? (1 << 16) | (n.type() == io.ibemu.emulator.topology.NodeType.SWITCH ? 1 : 0) : 0));
                 int s = status(r) & 0x7FFF;
-                boolean switchOnly = Sma.ATTRIBUTES.get(attr).switchOnly();
-                assertEquals(switchOnly && n.type() != io.ibemu.emulator.topology.NodeType.SWITCH
-                        ? MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE : 0, s, Sma.ATTRIBUTES.get(attr).name() + " on " + n);
+                assertEquals(Sma.ATTRIBUTES.get(attr).answers(n) ? 0 : MadStatus.UNSUPPORTED_METHOD_ATTRIBUTE, s,
+                        Sma.ATTRIBUTES.get(attr).name() + " on " + n);
             }
         }
         assertEquals(Smp.decode(dr(Method.GET, SmAttribute.NODE_INFO, 0)).transactionId(), Mads.TID);

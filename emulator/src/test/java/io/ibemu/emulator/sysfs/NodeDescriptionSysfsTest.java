@@ -9,7 +9,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.mad.NodeDescription;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
-import io.ibemu.sysfs.SysfsTree;
+import io.ibemu.sysfstree.SysfsTree;
 import io.ibemu.udev.Uevents;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,10 +4,13 @@ import io.ibemu.devfs.device.IoctlResult;
 import io.ibemu.devfs.device.Poll;
 import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.emulator.agent.MadLayer;
-import io.ibemu.emulator.agent.Mads;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.Mad;
+import io.ibemu.emulator.mad.MadStatus;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.kernel.Errno;
@@ -89,15 +92,15 @@ class UmadFileTest {
     /** A hop-0 directed-route SubnGet of {@code attr} as smpquery -D sends it. */
     static byte[] drGet(int agentId, boolean withPkey, int attr, int mod, long tid) {
         int hdr = UmadHeader.size(withPkey);
-        byte[] b = new byte[hdr + Mads.SIZE];
+        byte[] b = new byte[hdr + Mad.SIZE];
         UmadHeader h = new UmadHeader(agentId, 0, 100, 0, 0, 0, 0, 0xffff, 0, 0, false, 0, 0, 0, new byte[16], 0, 0);
         System.arraycopy(h.encode(withPkey), 0, b, 0, hdr);
         b[hdr] = 1;
-        b[hdr + 1] = (byte) Mads.CLASS_SUBN_DIRECTED_ROUTE;
+        b[hdr + 1] = (byte) MgmtClass.SUBN_DIRECTED_ROUTE;
         b[hdr + 2] = 1;
-        b[hdr + 3] = (byte) Mads.METHOD_GET;
+        b[hdr + 3] = (byte) Method.GET;
         byte[] mad = Arrays.copyOfRange(b, hdr, b.length);
-        Mads.setTid(mad, tid);
+        Mad.setTransactionId(mad, tid);
         mad[16] = (byte) (attr >>> 8);
         mad[17] = (byte) attr;
         mad[20] = (byte) (mod >>> 24);
@@ -156,11 +159,11 @@ class UmadFileTest {
     void aMethodTakenOnThePortIsRefusedUntilItsFileCloses() throws Errno {
         UmadFile a = open();
         UmadFile b = open();
-        register(a, regReq(1, 0x04, 1, Mads.METHOD_GET));
-        assertEquals(Errno.EINVAL, errnoOf(() -> b.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0x04, 1, Mads.METHOD_GET))));
-        register(b, regReq(1, 0x04, 1, Mads.METHOD_SET));
+        register(a, regReq(1, 0x04, 1, Method.GET));
+        assertEquals(Errno.EINVAL, errnoOf(() -> b.ioctl(TestCaller.INSTANCE, AgentRequest.REGISTER_AGENT, regReq(1, 0x04, 1, Method.GET))));
+        register(b, regReq(1, 0x04, 1, Method.SET));
         a.release();
-        register(b, regReq(1, 0x04, 1, Mads.METHOD_GET));
+        register(b, regReq(1, 0x04, 1, Method.GET));
         b.release();
     }
 
@@ -208,9 +211,9 @@ class UmadFileTest {
         assertEquals(56 + 256, h.length());
         assertEquals(0xffff, h.lid());
         byte[] mad = Arrays.copyOfRange(out, 56, out.length);
-        assertEquals(Mads.METHOD_GET_RESP, Mads.method(mad));
-        assertEquals(Mads.DR_DIRECTION, Mads.status(mad));
-        assertEquals(0x1234, Mads.tid(mad) & 0xffffffffL);
+        assertEquals(Method.GET_RESP, Mad.method(mad));
+        assertEquals(MadStatus.DIRECTION, Mad.status(mad));
+        assertEquals(0x1234, Mad.transactionId(mad) & 0xffffffffL);
         assertEquals(1, mad[64 + 2], "NodeType CA");
         long guid = ByteBuffer.wrap(mad, 64 + 12, 8).getLong();
         assertEquals(hca.guid(), guid);
@@ -245,7 +248,7 @@ class UmadFileTest {
             byte[] mad = Arrays.copyOfRange(r.data(), 56, r.data().length);
             assertEquals(256, mad.length, "a trimmed reply is read back at its full length");
             assertEquals(hca.guid(), ByteBuffer.wrap(mad, 64 + 12, 8).getLong());
-            lastTid = Mads.tid(mad) & 0xffffffffL;
+            lastTid = Mad.transactionId(mad) & 0xffffffffL;
             read++;
         }
         assertEquals(UmadFile.MAX_RECV_LIST_SIZE + 1, read, "the kernel's check is 'size > limit'");
@@ -305,7 +308,7 @@ class UmadFileTest {
         assertEquals(56 + 24, r.data().length);
         UmadHeader back = UmadHeader.decode(r.data(), false);
         assertEquals(Errno.ETIMEDOUT, back.status());
-        assertEquals(9, Mads.tid(Arrays.copyOfRange(r.data(), 56, 80)) & 0xffffffffL);
+        assertEquals(9, Mad.transactionId(Arrays.copyOfRange(r.data(), 56, 80)) & 0xffffffffL);
         f.write(TestCaller.INSTANCE, ByteBuffer.wrap(b), 0);
         f.release();
     }
@@ -357,7 +360,7 @@ class UmadFileTest {
         byte[] sent = outlet.sent.get(0);
         assertEquals(56 + 256, sent.length);
         assertEquals(id, UmadHeader.decode(sent, false).id());
-        assertEquals(0x77, Mads.tid(Arrays.copyOfRange(sent, 56, sent.length)) & 0xffffffffL);
+        assertEquals(0x77, Mad.transactionId(Arrays.copyOfRange(sent, 56, sent.length)) & 0xffffffffL);
 
         assertEquals(Errno.EINVAL, errnoOf(() -> f.admit(TestCaller.read(55, true))), "smaller than the header");
         ReadResult small = f.admit(TestCaller.read(56 + 255, true));
