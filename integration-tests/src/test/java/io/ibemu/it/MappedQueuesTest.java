@@ -43,6 +43,13 @@ class MappedQueuesTest {
     }
 
     @Test
+    void anUnknownProfileIsOneClearMessage() {
+        Result r = Ibemu.ibemu("run", "--provider", "qib9", "--", "true");
+        assertTrue(r.exitCode() != 0, r.toString());
+        assertTrue(r.stderr().contains("--provider is qib1 or qib2, not 'qib9'"), r.toString());
+    }
+
+    @Test
     void ringProbePasses() {
         String bin = CPrograms.compile("uverbs_rings").toString();
         Tap.assertPassed(ib.exec(Duration.ofSeconds(180), bin));
