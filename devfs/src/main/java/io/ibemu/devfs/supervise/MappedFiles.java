@@ -120,6 +120,26 @@ final class MappedFiles implements AutoCloseable {
         }
     }
 
+    /** Whether this kernel gives what the carrier needs: memfd_create and inotify. */
+    static boolean available() {
+        int probe = -1;
+        int inotify = -1;
+        try {
+            probe = memfd("ibemu-probe");
+            inotify = (int) Syscalls.syscall(SYS_INOTIFY_INIT1, IN_NONBLOCK | IN_CLOEXEC, 0, 0, 0, 0);
+            return true;
+        } catch (Errno e) {
+            return false;
+        } finally {
+            if (probe >= 0) {
+                Syscalls.LIBC.close(probe);
+            }
+            if (inotify >= 0) {
+                Syscalls.LIBC.close(inotify);
+            }
+        }
+    }
+
     private static int memfd(String name) throws Errno {
         long at = MEMORY.allocateMemory(name.length() * 3L + 1, false);
         try {

@@ -257,6 +257,14 @@ public final class Supervisor implements AutoCloseable {
         descriptors.forgetNumber(fd);
     }
 
+    /**
+     * Whether supervised programs can map device files here (memfd and inotify in this kernel):
+     * a device that maps memory must otherwise present what needs no mapping.
+     */
+    public static boolean canMapFiles() {
+        return MappedFiles.available();
+    }
+
     /** The memfd-carried files, or null when this kernel has no memfd or inotify. */
     MappedFiles mappedFiles() {
         return mapped;

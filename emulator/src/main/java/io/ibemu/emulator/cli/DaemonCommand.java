@@ -166,6 +166,11 @@ final class DaemonCommand implements Callable<Integer> {
             System.err.println("ibemu: --provider " + provider + " maps queues, which a CUSE device cannot: serving "
                     + ProviderProfile.QIB1.label() + " (write-only queues) instead; use --backend fuse for " + provider);
             profile = ProviderProfile.QIB1;
+        } else if (profile.mapsQueues() && !Supervisor.canMapFiles()) {
+            System.err.println("ibemu: --provider " + provider + " maps queues, which needs memfd_create and inotify "
+                    + "(Linux 3.17 on): this kernel lacks one, so " + ProviderProfile.QIB1.label()
+                    + " (write-only queues) is served instead");
+            profile = ProviderProfile.QIB1;
         }
         // read by every UverbsDevice and the sysfs and netlink views of it
         System.setProperty(ProviderProfile.PROPERTY, profile.label());
