@@ -5,8 +5,9 @@ Run inside an ibemu instance with two local HCAs whose ports an SM made Active:
   /usr/bin/python3 pyverbs_capture_traffic.py ibemu0 ibemu1
 One RC QP per HCA, the requester's SQ PSN fixed at 0x123456. It sends an RDMA WRITE of 64
 bytes (a RETH on the wire), then a SEND while the responder has no receive posted (RNR NAKs,
-retried for ever) and posts the receive 50 ms later, so the SEND completes. Prints the rkey
-and address the WRITE used, for the caller to find in the capture.
+retried for ever) and posts the receive 50 ms later, so the SEND completes; then an RDMA READ
+of 8 KiB (eight response packets at a 1024-byte path MTU) and an atomic fetch-and-add. Prints
+the rkey and address the WRITE used, for the caller to find in the capture.
 """
 import sys
 import time
@@ -45,7 +46,8 @@ def poll(cq, timeout=10.0):
 def connect(q, other, ctx, sq_psn):
     lid = ctx.query_port(1).lid
     attr = QPAttr(qp_state=e.IBV_QPS_INIT, port_num=1)
-    attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_LOCAL_WRITE
+    attr.qp_access_flags = (e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ
+                            | e.IBV_ACCESS_REMOTE_ATOMIC)
     q.to_init(attr)
     attr = QPAttr(qp_state=e.IBV_QPS_RTR, port_num=1)
     attr.path_mtu = e.IBV_MTU_1024
@@ -73,8 +75,9 @@ def main(dev_a, dev_b):
     qb = QP(pd_b, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq_b, rcq=cq_b, cap=cap))
     connect(qa, qb, b, SQ_PSN)
     connect(qb, qa, a, 0)
-    access = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
-    mr_a, mr_b = MR(pd_a, 4096, access), MR(pd_b, 4096, access)
+    access = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+              | e.IBV_ACCESS_REMOTE_ATOMIC)
+    mr_a, mr_b = MR(pd_a, 16384, access), MR(pd_b, 16384, access)
     mr_a.write(b"w" * 64, 64)
 
     wr = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1, sg=[SGE(mr_a.buf, 64, mr_a.lkey)],
@@ -95,6 +98,20 @@ def main(dev_a, dev_b):
     wc = poll(cq_b)
     check(wc is not None and wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 32, "the responder receives it",
           str(wc))
+
+    wr = SendWR(wr_id=4, opcode=e.IBV_WR_RDMA_READ, num_sge=1, sg=[SGE(mr_a.buf + 4096, 8192, mr_a.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_rdma(mr_b.rkey, mr_b.buf + 4096)
+    qa.post_send(wr)
+    wc = poll(cq_a)
+    check(wc is not None and wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 8192, "RDMA READ of 8 KiB", str(wc))
+
+    wr = SendWR(wr_id=5, opcode=e.IBV_WR_ATOMIC_FETCH_AND_ADD, num_sge=1, sg=[SGE(mr_a.buf + 2048, 8, mr_a.lkey)],
+                send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_atomic(mr_b.rkey, mr_b.buf + 2048, 5, 0)
+    qa.post_send(wr)
+    wc = poll(cq_a)
+    check(wc is not None and wc.status == e.IBV_WC_SUCCESS, "fetch-and-add", str(wc))
     print(f"1..{checks}")
     return 1 if failed else 0
 

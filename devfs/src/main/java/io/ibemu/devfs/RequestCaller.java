@@ -2,8 +2,6 @@ package io.ibemu.devfs;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.fuse.Request;
-import io.ibemu.kernel.Errno;
-import io.ibemu.kernel.ProcessMemory;
 
 /**
  * The caller of one FUSE or CUSE request. {@link #interrupted()} is the request's own flag (set
@@ -48,16 +46,6 @@ final class RequestCaller implements Caller {
     @Override
     public boolean interrupted() {
         return mount.closing() || request.interrupted();
-    }
-
-    @Override
-    public void writeMemory(long address, byte[] data) throws Errno {
-        ProcessMemory.write(tid, address, data, 0, data.length);
-    }
-
-    @Override
-    public byte[] readMemory(long address, int length) throws Errno {
-        return ProcessMemory.read(tid, address, length);
     }
 
     @Override

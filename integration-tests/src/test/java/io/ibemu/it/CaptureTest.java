@@ -54,7 +54,7 @@ class CaptureTest {
         Path pcap = dir.resolve("sweep.pcap");
         Command.Running capture = startCapture("a/1", pcap);
         ib.opensm("-o", "-f", ib.stateDir().resolve("opensm.log").toString()).timeout(TIMEOUT).run().assertOk();
-        endCapture(capture);
+        endCapture(capture, "a/1");
         List<String[]> rows = tshark(pcap, "_ws.col.Info", "infiniband.lrh.dlid", "infiniband.smpdirected.hopcount");
         assertFalse(rows.isEmpty(), "no packets captured");
         String[] first = rows.get(0);
@@ -112,13 +112,13 @@ class CaptureTest {
 
     @Test
     @Order(3)
-    void anRdmaWriteShowsItsRethAndAnRnrNakItsAeth() {
+    void anRdmaWriteShowsItsRethAnRnrNakItsAethAndAReadItsResponses() {
         Path pcap = dir.resolve("rnr.pcap");
         Command.Running capture = startCapture("b/1", pcap);
         Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_capture_traffic.py");
         Result r = ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1");
         Tap.assertPassed(r);
-        endCapture(capture);
+        endCapture(capture, "b/1");
         Matcher m = Pattern.compile("# write rkey (0x[0-9a-f]+) va (0x[0-9a-f]+)").matcher(r.stdout());
         assertTrue(m.find(), r.toString());
         List<String[]> rows = tshark(pcap, "_ws.col.Info", "infiniband.bth.psn", "infiniband.reth.r_key",
@@ -137,11 +137,47 @@ class CaptureTest {
         assertEquals(rnr.size() + 1, sends, "every RNR NAK made the SEND go again, once more to be taken");
         assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Acknowledge") && x[1].equals("1193047")
                 && x[5].equals("31")), "the SEND acknowledged at last (syndrome ACK, no credits)");
+        // the READ: one request with its RETH, then eight responses (FIRST, 6 MIDDLE, LAST) on its PSNs
+        String[] read = rows.stream().filter(x -> x[0].startsWith("RC RDMA Read Request")).findFirst()
+                .orElseThrow(() -> new AssertionError("no RDMA READ request"));
+        assertEquals("8192", read[4], "READ RETH DMA length");
+        int readPsn = Integer.parseInt(read[1]);
+        assertEquals(0x123458, readPsn, "after the WRITE's and the SEND's PSNs");
+        List<String[]> responses = rows.stream().filter(x -> x[0].startsWith("RC RDMA Read Response")).toList();
+        assertEquals(8, responses.size(), "8 KiB at a 1024-byte path MTU");
+        for (int i = 0; i < 8; i++) {
+            assertEquals(readPsn + i, Integer.parseInt(responses.get(i)[1]), "response " + i + "'s PSN");
+        }
+        assertTrue(responses.get(0)[0].startsWith("RC RDMA Read Response First")
+                && responses.get(7)[0].startsWith("RC RDMA Read Response Last"), responses.get(0)[0]);
+        assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Fetch Add") && x[1].equals(Integer.toString(readPsn + 8))),
+                "the fetch-and-add after the READ's eight PSNs");
+        assertTrue(rows.stream().anyMatch(x -> x[0].startsWith("RC Atomic Acknowledge")), "its atomic ACK");
         assertNothingMalformed(pcap);
     }
 
     @Test
     @Order(4)
+    void aPacketADropRuleLosesIsSeenLeavingButNeverArrives() {
+        // lost on the cable a -- sw1: a's capture sees the SMPs go, sw1's sees none come
+        Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "a", "1", "100%", "NodeInfo").assertOk();
+        Path sent = dir.resolve("drop-a.pcap");
+        Path heard = dir.resolve("drop-sw1.pcap");
+        Command.Running a = startCapture("a/1", sent);
+        Command.Running sw1 = startCapture("sw1/1", heard);
+        Result r = ib.exec(TIMEOUT, "smpquery", "-D", "nodeinfo", "0,1");
+        assertTrue(r.exitCode() != 0, "the query is lost: " + r);
+        endCapture(a, "a/1");
+        endCapture(sw1, "sw1/1");
+        Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "a", "1", "0").assertOk();
+        long left = count(tshark(sent, "_ws.col.Info"), "SubnGet(NodeInfo)");
+        assertTrue(left >= 1, "the SMP and its retries left a");
+        assertEquals(0, count(tshark(heard, "_ws.col.Info"), "SubnGet(NodeInfo)"), "none reached sw1");
+        assertEquals(0, count(tshark(sent, "_ws.col.Info"), "SubnGetResp(NodeInfo)"), "so none was answered");
+    }
+
+    @Test
+    @Order(5)
     void aBadTargetIsRefusedAndLeavesNoFile() {
         Path pcap = dir.resolve("none.pcap");
         Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "capture", "nosuch/1", "-w", pcap.toString());
@@ -168,23 +204,31 @@ class CaptureTest {
 
     /** Waits until dump shows the port as captured: from then on every packet is recorded. */
     private static void awaitTapped(String port) {
+        awaitDump(port, true);
+    }
+
+    /**
+     * Ends a capture by ending its client, as Ctrl-C does (ctl flushed each packet as it came),
+     * and waits until the daemon has noticed and freed the port (at its next idle line).
+     */
+    private static void endCapture(Command.Running c, String port) {
+        c.signal("TERM");
+        c.await();
+        awaitDump(port, false);
+    }
+
+    private static void awaitDump(String port, boolean captured) {
         String node = port.substring(0, port.indexOf('/'));
         String mark = "[" + port.substring(port.indexOf('/') + 1) + "] ";
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             Result dump = Ibemu.ibemu("ctl", "--name", ib.name(), "dump", node).assertOk();
-            if (dump.lines().stream().anyMatch(l -> l.strip().startsWith(mark) && l.contains(" captured"))) {
+            if (dump.lines().stream().anyMatch(l -> l.strip().startsWith(mark) && l.contains(" captured")) == captured) {
                 return;
             }
             pause();
         }
-        throw new AssertionError("the capture of " + port + " never started");
-    }
-
-    private static void endCapture(Command.Running c) {
-        // the capture ends when its client leaves; ctl flushed each packet as it came
-        c.signal("TERM");
-        c.await();
+        throw new AssertionError("the capture of " + port + (captured ? " never started" : " never ended"));
     }
 
     private static List<String[]> tshark(Path pcap, String... fields) {

@@ -51,7 +51,7 @@ class CuseBackendTest {
         String launcher = Ibemu.script().toString();
         // the VM's state root is its tmpfs /var/tmp; the tests' own (under target/) is read-only there
         String env = "export IBEMU_NO_SETUP=1 IBEMU_NO_BUILD=1 IBEMU_READY_TIMEOUT=240 IBEMU_SM_TIMEOUT=240 "
-                + "IBEMU_JAVA_OPTS=-XX:TieredStopAtLevel=1 PATH=$PATH:/usr/sbin:/sbin; ";
+                + "IBEMU_JAVA_OPTS=-XX:TieredStopAtLevel=1 PROBE_WATCHDOG=off PATH=$PATH:/usr/sbin:/sbin; ";
         String exec = launcher + " exec --name cuse -- ";
         List<String> argv = new ArrayList<>(List.of(Ibemu.root().resolve("scripts/kernel-vm").toString(),
                 "--no-ib", "--host-root", "--timeout", "900", "--step-timeout", "300", "--out", OUT.toString()));

@@ -256,14 +256,15 @@ class HostUntouchedTest {
 
     /**
      * What the machine's own activity writes meanwhile, not this test's (the machine is shared with
-     * other test runs and package installs): package management, journals, and the caches of the
-     * other scripts (kernel-vm's, other engineers' instances under the default state root).
+     * other test runs and package installs): package management, journals, container engines'
+     * storage, and the caches of the other scripts (kernel-vm's, instances under the default state root).
      */
     static boolean othersActivity(String path) {
         for (String p : List.of("/var/lib/dpkg", "/var/lib/apt", "/var/cache/apt", "/var/log/apt", "/var/cache/debconf",
                 "/var/log/dpkg.log", "/var/log/alternatives.log", "/var/cache/ldconfig", "/etc/ld.so.cache",
                 "/var/log/journal", "/var/cache/ibemu-kernel-vm", "/var/tmp/ibemu", "/var/lib/postgresql",
-                "/var/log/postgresql", "/run/postgresql", "/var/cache/man", "/var/lib/systemd")) {
+                "/var/log/postgresql", "/run/postgresql", "/var/cache/man", "/var/lib/systemd", "/var/lib/containers",
+                "/run/containers", "/run/libpod", "/run/runc", "/run/crun")) {
             if (path.equals(p) || path.startsWith(p + "/")) {
                 return true;
             }

@@ -45,7 +45,7 @@ class KernelConformanceTest {
     @BeforeAll
     static void runBoth() throws IOException {
         List<String> argv = new ArrayList<>(List.of(Ibemu.root().resolve("scripts/kernel-vm").toString(),
-                "--timeout", "900", "--step-timeout", "240", "--out"));
+                "--timeout", "900", "--step-timeout", "240", "--env", "PROBE_WATCHDOG=off", "--out"));
         Path out = Ibemu.targetDir().resolve("kernel-vm-out");
         argv.add(out.toString());
         for (String p : PROBES) {

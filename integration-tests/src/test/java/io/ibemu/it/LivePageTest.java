@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code scripts/ibemu ui} in Debian's headless Chromium: the page's DOM holds every node and
- * cable of the running fabric and the ports' counters, a screenshot is taken, and a cable cut
+ * cable of the running fabric, the ports' counters, the verbs objects and a drop rule once set,
+ * a screenshot is taken, and a cable cut
  * with {@code ctl link cut} reaches the page by itself (server-sent events). The product
  * promises a second; the test waits generously and reports the latency it saw.
  */
@@ -41,6 +42,9 @@ class LivePageTest {
                 assertEquals("#2e7d32", stroke(browser), "the inter-switch cable Active");
                 await(browser, "document.getElementById('objects').textContent",
                         s -> s != null && s.contains("ibemu0 files="));
+                Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "sw2", "1", "10%").assertOk();
+                await(browser, "document.getElementById('faults').textContent",
+                        s -> s != null && s.contains("sw2[1] drops 10% of its packets"));
 
                 long t0 = System.nanoTime();
                 Ibemu.ibemu("ctl", "--name", ib.name(), "link", "cut", "sw1", "8").assertOk();

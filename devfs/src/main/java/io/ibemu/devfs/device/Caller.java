@@ -1,6 +1,7 @@
 package io.ibemu.devfs.device;
 
 import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
 
 /** The thread that made the current request, as FUSE tells it. */
 public interface Caller {
@@ -19,10 +20,14 @@ public interface Caller {
      * Copies {@code data} into the caller's memory at {@code address} (process_vm_writev).
      * For replies the kernel writes into user memory and still fails.
      */
-    void writeMemory(long address, byte[] data) throws Errno;
+    default void writeMemory(long address, byte[] data) throws Errno {
+        ProcessMemory.write(tid(), address, data, 0, data.length);
+    }
 
     /** Reads {@code length} bytes of the caller's memory at {@code address} (process_vm_readv). */
-    byte[] readMemory(long address, int length) throws Errno;
+    default byte[] readMemory(long address, int length) throws Errno {
+        return ProcessMemory.read(tid(), address, length);
+    }
 
     /**
      * Makes {@code file} a new open file in the caller's descriptor table, as the kernel's

@@ -1,12 +1,17 @@
 package io.ibemu.devfs.fuse;
 
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The request side of linux/fuse.h: the in-header and each request body this package serves,
- * decoded from a native-order buffer with absolute reads ({@code at} is where the structure
- * starts). The kernel sends its own structure sizes whatever minor was negotiated (from 7.9 on).
+ * each declared once as a {@link CStruct} (offsets computed from the members, checked against
+ * the system's header by a unit test) and decoded through its fields from a native-order buffer
+ * ({@code at} is where the structure starts). The kernel sends its own structure sizes whatever
+ * minor was negotiated (from 7.9 on).
  */
 public final class FuseIn {
 
@@ -15,93 +20,129 @@ public final class FuseIn {
 
     /** struct fuse_in_header. */
     public record Header(int length, int opcode, long unique, long nodeid, int uid, int gid, int pid) {
-        public static final Layout LAYOUT = Layout.of("fuse_in_header", 40,
-                "len", 0, "opcode", 4, "unique", 8, "nodeid", 16, "uid", 24, "gid", 28, "pid", 32, "total_extlen", 36);
-        public static final int SIZE = 40;
+        public static final CStruct LAYOUT = CStruct.named("fuse_in_header").u32("len").u32("opcode").u64("unique")
+                .u64("nodeid").u32("uid").u32("gid").u32("pid").u16("total_extlen").u16("padding").build();
+        public static final int SIZE = LAYOUT.size();
+        private static final CField LEN = LAYOUT.field("len");
+        private static final CField OPCODE = LAYOUT.field("opcode");
+        private static final CField UNIQUE = LAYOUT.field("unique");
+        private static final CField NODEID = LAYOUT.field("nodeid");
+        private static final CField UID = LAYOUT.field("uid");
+        private static final CField GID = LAYOUT.field("gid");
+        private static final CField PID = LAYOUT.field("pid");
 
         public static Header decode(ByteBuffer b, int at) {
-            return new Header(b.getInt(at), b.getInt(at + 4), b.getLong(at + 8), b.getLong(at + 16),
-                    b.getInt(at + 24), b.getInt(at + 28), b.getInt(at + 32));
+            return new Header(LEN.getInt(b, at), OPCODE.getInt(b, at), UNIQUE.get(b, at), NODEID.get(b, at),
+                    UID.getInt(b, at), GID.getInt(b, at), PID.getInt(b, at));
         }
     }
 
     /** struct fuse_init_in (the flags2 word since 7.36; older kernels send 16 bytes). */
     public record Init(int major, int minor, int maxReadahead, int flags, int flags2) {
-        public static final Layout LAYOUT = Layout.of("fuse_init_in", 64,
-                "major", 0, "minor", 4, "max_readahead", 8, "flags", 12, "flags2", 16);
+        public static final CStruct LAYOUT = CStruct.named("fuse_init_in").u32("major").u32("minor")
+                .u32("max_readahead").u32("flags").u32("flags2").pad(4, 11).build();
+        private static final CField MAJOR = LAYOUT.field("major");
+        private static final CField MINOR = LAYOUT.field("minor");
+        private static final CField MAX_READAHEAD = LAYOUT.field("max_readahead");
+        private static final CField FLAGS = LAYOUT.field("flags");
+        private static final CField FLAGS2 = LAYOUT.field("flags2");
 
         public static Init decode(ByteBuffer b, int at, int length) {
-            return new Init(b.getInt(at), b.getInt(at + 4), b.getInt(at + 8), b.getInt(at + 12),
-                    length >= 20 ? b.getInt(at + 16) : 0);
+            return new Init(MAJOR.getInt(b, at), MINOR.getInt(b, at), MAX_READAHEAD.getInt(b, at), FLAGS.getInt(b, at),
+                    length >= FLAGS2.end() ? FLAGS2.getInt(b, at) : 0);
         }
     }
 
     /** struct cuse_init_in. */
     public record CuseInit(int major, int minor, int flags) {
-        public static final Layout LAYOUT = Layout.of("cuse_init_in", 16, "major", 0, "minor", 4, "unused", 8, "flags", 12);
+        public static final CStruct LAYOUT = CStruct.named("cuse_init_in").u32("major").u32("minor").u32("unused")
+                .u32("flags").build();
+        private static final CField MAJOR = LAYOUT.field("major");
+        private static final CField MINOR = LAYOUT.field("minor");
+        private static final CField FLAGS = LAYOUT.field("flags");
 
         public static CuseInit decode(ByteBuffer b, int at) {
-            return new CuseInit(b.getInt(at), b.getInt(at + 4), b.getInt(at + 12));
+            return new CuseInit(MAJOR.getInt(b, at), MINOR.getInt(b, at), FLAGS.getInt(b, at));
         }
     }
 
     /** struct fuse_open_in (OPEN, OPENDIR). */
     public record Open(int flags) {
-        public static final Layout LAYOUT = Layout.of("fuse_open_in", 8, "flags", 0, "open_flags", 4);
+        public static final CStruct LAYOUT = CStruct.named("fuse_open_in").u32("flags").u32("open_flags").build();
+        private static final CField FLAGS = LAYOUT.field("flags");
 
         public static Open decode(ByteBuffer b, int at) {
-            return new Open(b.getInt(at));
+            return new Open(FLAGS.getInt(b, at));
         }
     }
 
     /** struct fuse_read_in (READ, READDIR); {@code flags} are the file's open flags. */
     public record Read(long fh, long offset, int size, int flags) {
-        public static final Layout LAYOUT = Layout.of("fuse_read_in", 40,
-                "fh", 0, "offset", 8, "size", 16, "read_flags", 20, "lock_owner", 24, "flags", 32);
+        public static final CStruct LAYOUT = CStruct.named("fuse_read_in").u64("fh").u64("offset").u32("size")
+                .u32("read_flags").u64("lock_owner").u32("flags").u32("padding").build();
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField OFFSET = LAYOUT.field("offset");
+        private static final CField SIZE = LAYOUT.field("size");
+        private static final CField FLAGS = LAYOUT.field("flags");
 
         public static Read decode(ByteBuffer b, int at) {
-            return new Read(b.getLong(at), b.getLong(at + 8), b.getInt(at + 16), b.getInt(at + 32));
+            return new Read(FH.get(b, at), OFFSET.get(b, at), SIZE.getInt(b, at), FLAGS.getInt(b, at));
         }
     }
 
     /** struct fuse_write_in; the data follows it, {@link #DATA} bytes after its start. */
     public record Write(long fh, long offset, int size, int flags) {
-        public static final Layout LAYOUT = Layout.of("fuse_write_in", 40,
-                "fh", 0, "offset", 8, "size", 16, "write_flags", 20, "lock_owner", 24, "flags", 32);
-        public static final int DATA = 40;
+        public static final CStruct LAYOUT = CStruct.named("fuse_write_in").u64("fh").u64("offset").u32("size")
+                .u32("write_flags").u64("lock_owner").u32("flags").u32("padding").build();
+        public static final int DATA = LAYOUT.size();
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField OFFSET = LAYOUT.field("offset");
+        private static final CField SIZE = LAYOUT.field("size");
+        private static final CField FLAGS = LAYOUT.field("flags");
 
         public static Write decode(ByteBuffer b, int at) {
-            return new Write(b.getLong(at), b.getLong(at + 8), b.getInt(at + 16), b.getInt(at + 32));
+            return new Write(FH.get(b, at), OFFSET.get(b, at), SIZE.getInt(b, at), FLAGS.getInt(b, at));
         }
     }
 
     /** struct fuse_flush_in. */
     public record Flush(long fh, long lockOwner) {
-        public static final Layout LAYOUT = Layout.of("fuse_flush_in", 24, "fh", 0, "unused", 8, "lock_owner", 16);
+        public static final CStruct LAYOUT = CStruct.named("fuse_flush_in").u64("fh").u32("unused").u32("padding")
+                .u64("lock_owner").build();
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField LOCK_OWNER = LAYOUT.field("lock_owner");
 
         public static Flush decode(ByteBuffer b, int at) {
-            return new Flush(b.getLong(at), b.getLong(at + 16));
+            return new Flush(FH.get(b, at), LOCK_OWNER.get(b, at));
         }
     }
 
     /** struct fuse_release_in (RELEASE, RELEASEDIR). */
     public record Release(long fh, int flags, int releaseFlags) {
-        public static final Layout LAYOUT = Layout.of("fuse_release_in", 24,
-                "fh", 0, "flags", 8, "release_flags", 12, "lock_owner", 16);
+        public static final CStruct LAYOUT = CStruct.named("fuse_release_in").u64("fh").u32("flags")
+                .u32("release_flags").u64("lock_owner").build();
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField FLAGS = LAYOUT.field("flags");
+        private static final CField RELEASE_FLAGS = LAYOUT.field("release_flags");
 
         public static Release decode(ByteBuffer b, int at) {
-            return new Release(b.getLong(at), b.getInt(at + 8), b.getInt(at + 12));
+            return new Release(FH.get(b, at), FLAGS.getInt(b, at), RELEASE_FLAGS.getInt(b, at));
         }
     }
 
     /** struct fuse_poll_in: {@code kh} names the polled file in notifications. */
     public record Poll(long fh, long kh, int flags, int events) {
-        public static final Layout LAYOUT = Layout.of("fuse_poll_in", 24, "fh", 0, "kh", 8, "flags", 16, "events", 20);
+        public static final CStruct LAYOUT = CStruct.named("fuse_poll_in").u64("fh").u64("kh").u32("flags")
+                .u32("events").build();
         /** FUSE_POLL_SCHEDULE_NOTIFY: the kernel waits for a notification of {@code kh}. */
         public static final int SCHEDULE_NOTIFY = 1;
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField KH = LAYOUT.field("kh");
+        private static final CField FLAGS = LAYOUT.field("flags");
+        private static final CField EVENTS = LAYOUT.field("events");
 
         public static Poll decode(ByteBuffer b, int at) {
-            return new Poll(b.getLong(at), b.getLong(at + 8), b.getInt(at + 16), b.getInt(at + 20));
+            return new Poll(FH.get(b, at), KH.get(b, at), FLAGS.getInt(b, at), EVENTS.getInt(b, at));
         }
 
         public boolean scheduleNotify() {
@@ -111,77 +152,99 @@ public final class FuseIn {
 
     /** struct fuse_ioctl_in; {@code inSize} bytes of input follow it, {@link #DATA} bytes after its start. */
     public record Ioctl(long fh, int flags, int cmd, long arg, int inSize, int outSize) {
-        public static final Layout LAYOUT = Layout.of("fuse_ioctl_in", 32,
-                "fh", 0, "flags", 8, "cmd", 12, "arg", 16, "in_size", 24, "out_size", 28);
-        public static final int DATA = 32;
+        public static final CStruct LAYOUT = CStruct.named("fuse_ioctl_in").u64("fh").u32("flags").u32("cmd")
+                .u64("arg").u32("in_size").u32("out_size").build();
+        public static final int DATA = LAYOUT.size();
         /** FUSE_IOCTL_UNRESTRICTED: CUSE only, the reply may ask for a retry with iovecs. */
         public static final int UNRESTRICTED = 1 << 1;
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField FLAGS = LAYOUT.field("flags");
+        private static final CField CMD = LAYOUT.field("cmd");
+        private static final CField ARG = LAYOUT.field("arg");
+        private static final CField IN_SIZE = LAYOUT.field("in_size");
+        private static final CField OUT_SIZE = LAYOUT.field("out_size");
 
         public static Ioctl decode(ByteBuffer b, int at) {
-            return new Ioctl(b.getLong(at), b.getInt(at + 8), b.getInt(at + 12), b.getLong(at + 16),
-                    b.getInt(at + 24), b.getInt(at + 28));
+            return new Ioctl(FH.get(b, at), FLAGS.getInt(b, at), CMD.getInt(b, at), ARG.get(b, at),
+                    IN_SIZE.getInt(b, at), OUT_SIZE.getInt(b, at));
         }
     }
 
     /** struct fuse_interrupt_in: the unique of the request to interrupt. */
     public record Interrupt(long unique) {
-        public static final Layout LAYOUT = Layout.of("fuse_interrupt_in", 8, "unique", 0);
+        public static final CStruct LAYOUT = CStruct.named("fuse_interrupt_in").u64("unique").build();
+        private static final CField UNIQUE = LAYOUT.field("unique");
 
         public static Interrupt decode(ByteBuffer b, int at) {
-            return new Interrupt(b.getLong(at));
+            return new Interrupt(UNIQUE.get(b, at));
         }
     }
 
     /** struct fuse_forget_in (the node is the header's). */
     public record Forget(long nlookup) {
-        public static final Layout LAYOUT = Layout.of("fuse_forget_in", 8, "nlookup", 0);
+        public static final CStruct LAYOUT = CStruct.named("fuse_forget_in").u64("nlookup").build();
+        private static final CField NLOOKUP = LAYOUT.field("nlookup");
 
         public static Forget decode(ByteBuffer b, int at) {
-            return new Forget(b.getLong(at));
+            return new Forget(NLOOKUP.get(b, at));
         }
     }
 
     /** struct fuse_batch_forget_in, followed by {@code count} struct fuse_forget_one. */
     public record BatchForget(int count) {
-        public static final Layout LAYOUT = Layout.of("fuse_batch_forget_in", 8, "count", 0, "dummy", 4);
-        public static final Layout ONE = Layout.of("fuse_forget_one", 16, "nodeid", 0, "nlookup", 8);
+        public static final CStruct LAYOUT = CStruct.named("fuse_batch_forget_in").u32("count").u32("dummy").build();
+        public static final CStruct ONE = CStruct.named("fuse_forget_one").u64("nodeid").u64("nlookup").build();
+        private static final CField COUNT = LAYOUT.field("count");
+        private static final CField NODEID = ONE.field("nodeid");
+        private static final CField NLOOKUP = ONE.field("nlookup");
 
         public static BatchForget decode(ByteBuffer b, int at) {
-            return new BatchForget(b.getInt(at));
+            return new BatchForget(COUNT.getInt(b, at));
         }
 
         public static long nodeid(ByteBuffer b, int at, int index) {
-            return b.getLong(at + LAYOUT.size() + index * ONE.size());
+            return NODEID.get(b, at + LAYOUT.size() + index * ONE.size());
         }
 
         public static long nlookup(ByteBuffer b, int at, int index) {
-            return b.getLong(at + LAYOUT.size() + index * ONE.size() + 8);
+            return NLOOKUP.get(b, at + LAYOUT.size() + index * ONE.size());
         }
     }
 
     /** struct fuse_getattr_in. */
     public record Getattr(int flags, long fh) {
-        public static final Layout LAYOUT = Layout.of("fuse_getattr_in", 16, "getattr_flags", 0, "dummy", 4, "fh", 8);
+        public static final CStruct LAYOUT = CStruct.named("fuse_getattr_in").u32("getattr_flags").u32("dummy")
+                .u64("fh").build();
+        private static final CField FLAGS = LAYOUT.field("getattr_flags");
+        private static final CField FH = LAYOUT.field("fh");
 
         public static Getattr decode(ByteBuffer b, int at) {
-            return new Getattr(b.getInt(at), b.getLong(at + 8));
+            return new Getattr(FLAGS.getInt(b, at), FH.get(b, at));
         }
     }
 
     /** struct fuse_setattr_in: the fields this package acts on. */
     public record Setattr(int valid, long fh, long size, int mode, int uid, int gid) {
-        public static final Layout LAYOUT = Layout.of("fuse_setattr_in", 88, "valid", 0, "fh", 8, "size", 16,
-                "lock_owner", 24, "atime", 32, "mtime", 40, "ctime", 48, "mode", 68, "uid", 76, "gid", 80);
+        public static final CStruct LAYOUT = CStruct.named("fuse_setattr_in").u32("valid").u32("padding").u64("fh")
+                .u64("size").u64("lock_owner").u64("atime").u64("mtime").u64("ctime").u32("atimensec")
+                .u32("mtimensec").u32("ctimensec").u32("mode").u32("unused4").u32("uid").u32("gid").u32("unused5")
+                .build();
         public static final int MODE = 1;
         public static final int UID = 1 << 1;
         public static final int GID = 1 << 2;
         public static final int SIZE = 1 << 3;
         public static final int ATIME = 1 << 4;
         public static final int MTIME = 1 << 5;
+        private static final CField VALID = LAYOUT.field("valid");
+        private static final CField FH = LAYOUT.field("fh");
+        private static final CField SIZE_FIELD = LAYOUT.field("size");
+        private static final CField MODE_FIELD = LAYOUT.field("mode");
+        private static final CField UID_FIELD = LAYOUT.field("uid");
+        private static final CField GID_FIELD = LAYOUT.field("gid");
 
         public static Setattr decode(ByteBuffer b, int at) {
-            return new Setattr(b.getInt(at), b.getLong(at + 8), b.getLong(at + 16), b.getInt(at + 68),
-                    b.getInt(at + 76), b.getInt(at + 80));
+            return new Setattr(VALID.getInt(b, at), FH.get(b, at), SIZE_FIELD.get(b, at), MODE_FIELD.getInt(b, at),
+                    UID_FIELD.getInt(b, at), GID_FIELD.getInt(b, at));
         }
     }
 

@@ -1,11 +1,15 @@
 package io.ibemu.devfs.fuse;
 
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The reply side of linux/fuse.h: each structure this package sends, written into a
- * native-order buffer with absolute puts at {@code at}; each returns the bytes written.
+ * The reply side of linux/fuse.h: each structure this package sends, declared once as a
+ * {@link CStruct} and written through its fields into a native-order buffer at {@code at};
+ * each returns the bytes written. Members not written are zero.
  */
 public final class FuseOut {
 
@@ -13,48 +17,52 @@ public final class FuseOut {
     }
 
     /** struct fuse_out_header. */
-    public static final Layout HEADER = Layout.of("fuse_out_header", 16, "len", 0, "error", 4, "unique", 8);
-    public static final int HEADER_SIZE = 16;
+    public static final CStruct HEADER = CStruct.named("fuse_out_header").u32("len").u32("error").u64("unique")
+            .build();
+    public static final int HEADER_SIZE = HEADER.size();
+    private static final CField HEADER_LEN = HEADER.field("len");
+    private static final CField HEADER_ERROR = HEADER.field("error");
+    private static final CField HEADER_UNIQUE = HEADER.field("unique");
 
     public static int header(ByteBuffer b, int at, int length, int error, long unique) {
-        b.putInt(at, length);
-        b.putInt(at + 4, error);
-        b.putLong(at + 8, unique);
+        HEADER_LEN.put(b, at, length);
+        HEADER_ERROR.put(b, at, error);
+        HEADER_UNIQUE.put(b, at, unique);
         return HEADER_SIZE;
     }
 
     /** struct fuse_init_out (64 bytes since 7.23; the kernel takes a shorter one from older minors). */
-    public static final Layout INIT = Layout.of("fuse_init_out", 64, "major", 0, "minor", 4, "max_readahead", 8,
-            "flags", 12, "max_background", 16, "congestion_threshold", 18, "max_write", 20, "time_gran", 24,
-            "max_pages", 28, "map_alignment", 30, "flags2", 32);
+    public static final CStruct INIT = CStruct.named("fuse_init_out").u32("major").u32("minor").u32("max_readahead")
+            .u32("flags").u16("max_background").u16("congestion_threshold").u32("max_write").u32("time_gran")
+            .u16("max_pages").u16("map_alignment").u32("flags2").pad(4, 7).build();
 
     public static int init(ByteBuffer b, int at, int major, int minor, int maxReadahead, int flags, int maxWrite,
                            int maxPages) {
         zero(b, at, INIT.size());
-        b.putInt(at, major);
-        b.putInt(at + 4, minor);
-        b.putInt(at + 8, maxReadahead);
-        b.putInt(at + 12, flags);
-        b.putInt(at + 20, maxWrite);
-        b.putInt(at + 24, 1); // time_gran: nanoseconds
-        b.putShort(at + 28, (short) maxPages);
+        INIT.field("major").put(b, at, major);
+        INIT.field("minor").put(b, at, minor);
+        INIT.field("max_readahead").put(b, at, maxReadahead);
+        INIT.field("flags").put(b, at, flags);
+        INIT.field("max_write").put(b, at, maxWrite);
+        INIT.field("time_gran").put(b, at, 1); // nanoseconds
+        INIT.field("max_pages").put(b, at, maxPages);
         return INIT.size();
     }
 
     /** struct cuse_init_out; the device info strings ("DEVNAME=...\0") follow it. */
-    public static final Layout CUSE_INIT = Layout.of("cuse_init_out", 72, "major", 0, "minor", 4, "unused", 8,
-            "flags", 12, "max_read", 16, "max_write", 20, "dev_major", 24, "dev_minor", 28);
+    public static final CStruct CUSE_INIT = CStruct.named("cuse_init_out").u32("major").u32("minor").u32("unused")
+            .u32("flags").u32("max_read").u32("max_write").u32("dev_major").u32("dev_minor").pad(4, 10).build();
 
     public static int cuseInit(ByteBuffer b, int at, int major, int minor, int flags, int maxRead, int maxWrite,
                                int devMajor, int devMinor, String... info) {
         zero(b, at, CUSE_INIT.size());
-        b.putInt(at, major);
-        b.putInt(at + 4, minor);
-        b.putInt(at + 12, flags);
-        b.putInt(at + 16, maxRead);
-        b.putInt(at + 20, maxWrite);
-        b.putInt(at + 24, devMajor);
-        b.putInt(at + 28, devMinor);
+        CUSE_INIT.field("major").put(b, at, major);
+        CUSE_INIT.field("minor").put(b, at, minor);
+        CUSE_INIT.field("flags").put(b, at, flags);
+        CUSE_INIT.field("max_read").put(b, at, maxRead);
+        CUSE_INIT.field("max_write").put(b, at, maxWrite);
+        CUSE_INIT.field("dev_major").put(b, at, devMajor);
+        CUSE_INIT.field("dev_minor").put(b, at, devMinor);
         int n = CUSE_INIT.size();
         for (String s : info) {
             byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
@@ -66,7 +74,11 @@ public final class FuseOut {
     }
 
     /** struct fuse_open_out. */
-    public static final Layout OPEN = Layout.of("fuse_open_out", 16, "fh", 0, "open_flags", 8);
+    public static final CStruct OPEN = CStruct.named("fuse_open_out").u64("fh").u32("open_flags").u32("padding")
+            .build();
+    private static final CField OPEN_FH = OPEN.field("fh");
+    private static final CField OPEN_FLAGS = OPEN.field("open_flags");
+    private static final CField OPEN_PADDING = OPEN.field("padding");
     /** FOPEN_DIRECT_IO: every read and write reaches the daemon. */
     public static final int FOPEN_DIRECT_IO = 1;
     public static final int FOPEN_NONSEEKABLE = 1 << 2;
@@ -76,78 +88,97 @@ public final class FuseOut {
     public static final int FOPEN_PARALLEL_DIRECT_WRITES = 1 << 6;
 
     public static int open(ByteBuffer b, int at, long fh, int openFlags) {
-        b.putLong(at, fh);
-        b.putInt(at + 8, openFlags);
-        b.putInt(at + 12, 0);
+        OPEN_FH.put(b, at, fh);
+        OPEN_FLAGS.put(b, at, openFlags);
+        OPEN_PADDING.put(b, at, 0);
         return OPEN.size();
     }
 
     /** struct fuse_write_out. */
-    public static final Layout WRITE = Layout.of("fuse_write_out", 8, "size", 0, "padding", 4);
+    public static final CStruct WRITE = CStruct.named("fuse_write_out").u32("size").u32("padding").build();
+    private static final CField WRITE_SIZE = WRITE.field("size");
+    private static final CField WRITE_PADDING = WRITE.field("padding");
 
     public static int write(ByteBuffer b, int at, int size) {
-        b.putInt(at, size);
-        b.putInt(at + 4, 0);
+        WRITE_SIZE.put(b, at, size);
+        WRITE_PADDING.put(b, at, 0);
         return WRITE.size();
     }
 
     /** struct fuse_poll_out. */
-    public static final Layout POLL = Layout.of("fuse_poll_out", 8, "revents", 0, "padding", 4);
+    public static final CStruct POLL = CStruct.named("fuse_poll_out").u32("revents").u32("padding").build();
+    private static final CField POLL_REVENTS = POLL.field("revents");
+    private static final CField POLL_PADDING = POLL.field("padding");
 
     public static int poll(ByteBuffer b, int at, int revents) {
-        b.putInt(at, revents);
-        b.putInt(at + 4, 0);
+        POLL_REVENTS.put(b, at, revents);
+        POLL_PADDING.put(b, at, 0);
         return POLL.size();
     }
 
     /** struct fuse_notify_poll_wakeup_out. */
-    public static final Layout POLL_WAKEUP = Layout.of("fuse_notify_poll_wakeup_out", 8, "kh", 0);
+    public static final CStruct POLL_WAKEUP = CStruct.named("fuse_notify_poll_wakeup_out").u64("kh").build();
+    private static final CField POLL_WAKEUP_KH = POLL_WAKEUP.field("kh");
 
     public static int pollWakeup(ByteBuffer b, int at, long kh) {
-        b.putLong(at, kh);
+        POLL_WAKEUP_KH.put(b, at, kh);
         return POLL_WAKEUP.size();
     }
 
     /** struct fuse_notify_inval_entry_out; the name and a NUL follow it. */
-    public static final Layout INVAL_ENTRY = Layout.of("fuse_notify_inval_entry_out", 16, "parent", 0, "namelen", 8,
-            "flags", 12);
+    public static final CStruct INVAL_ENTRY = CStruct.named("fuse_notify_inval_entry_out").u64("parent")
+            .u32("namelen").u32("flags").build();
 
     /** INVAL_ENTRY and the name after it: the bytes written. */
     public static int invalEntry(ByteBuffer b, int at, long parent, byte[] name) {
-        b.putLong(at, parent);
-        b.putInt(at + 8, name.length);
-        b.putInt(at + 12, 0);
+        INVAL_ENTRY.field("parent").put(b, at, parent);
+        INVAL_ENTRY.field("namelen").put(b, at, name.length);
+        INVAL_ENTRY.field("flags").put(b, at, 0);
         b.put(at + INVAL_ENTRY.size(), name);
         b.put(at + INVAL_ENTRY.size() + name.length, (byte) 0);
         return INVAL_ENTRY.size() + name.length + 1;
     }
 
     /** struct fuse_ioctl_out; the output data (or, for a retry, the iovecs) follows it. */
-    public static final Layout IOCTL = Layout.of("fuse_ioctl_out", 16, "result", 0, "flags", 4, "in_iovs", 8,
-            "out_iovs", 12);
+    public static final CStruct IOCTL = CStruct.named("fuse_ioctl_out").u32("result").u32("flags").u32("in_iovs")
+            .u32("out_iovs").build();
+    private static final CField IOCTL_RESULT = IOCTL.field("result");
+    private static final CField IOCTL_FLAGS = IOCTL.field("flags");
+    private static final CField IOCTL_IN_IOVS = IOCTL.field("in_iovs");
+    private static final CField IOCTL_OUT_IOVS = IOCTL.field("out_iovs");
     /** struct fuse_ioctl_iovec. */
-    public static final Layout IOCTL_IOVEC = Layout.of("fuse_ioctl_iovec", 16, "base", 0, "len", 8);
+    public static final CStruct IOCTL_IOVEC = CStruct.named("fuse_ioctl_iovec").u64("base").u64("len").build();
     /** FUSE_IOCTL_RETRY: the kernel copies the iovecs given and asks again (unrestricted only). */
     public static final int IOCTL_RETRY = 1 << 2;
 
     public static int ioctl(ByteBuffer b, int at, int result, int flags, int inIovs, int outIovs) {
-        b.putInt(at, result);
-        b.putInt(at + 4, flags);
-        b.putInt(at + 8, inIovs);
-        b.putInt(at + 12, outIovs);
+        IOCTL_RESULT.put(b, at, result);
+        IOCTL_FLAGS.put(b, at, flags);
+        IOCTL_IN_IOVS.put(b, at, inIovs);
+        IOCTL_OUT_IOVS.put(b, at, outIovs);
         return IOCTL.size();
     }
 
     public static int ioctlIovec(ByteBuffer b, int at, long base, long length) {
-        b.putLong(at, base);
-        b.putLong(at + 8, length);
+        IOCTL_IOVEC.field("base").put(b, at, base);
+        IOCTL_IOVEC.field("len").put(b, at, length);
         return IOCTL_IOVEC.size();
     }
 
     /** struct fuse_attr. */
-    public static final Layout ATTR = Layout.of("fuse_attr", 88, "ino", 0, "size", 8, "blocks", 16, "atime", 24,
-            "mtime", 32, "ctime", 40, "atimensec", 48, "mtimensec", 52, "ctimensec", 56, "mode", 60, "nlink", 64,
-            "uid", 68, "gid", 72, "rdev", 76, "blksize", 80, "flags", 84);
+    public static final CStruct ATTR = CStruct.named("fuse_attr").u64("ino").u64("size").u64("blocks").u64("atime")
+            .u64("mtime").u64("ctime").u32("atimensec").u32("mtimensec").u32("ctimensec").u32("mode").u32("nlink")
+            .u32("uid").u32("gid").u32("rdev").u32("blksize").u32("flags").build();
+    private static final CField ATTR_INO = ATTR.field("ino");
+    private static final CField ATTR_SIZE = ATTR.field("size");
+    private static final CField ATTR_ATIME = ATTR.field("atime");
+    private static final CField ATTR_MTIME = ATTR.field("mtime");
+    private static final CField ATTR_CTIME = ATTR.field("ctime");
+    private static final CField ATTR_MODE = ATTR.field("mode");
+    private static final CField ATTR_NLINK = ATTR.field("nlink");
+    private static final CField ATTR_UID = ATTR.field("uid");
+    private static final CField ATTR_GID = ATTR.field("gid");
+    private static final CField ATTR_BLKSIZE = ATTR.field("blksize");
 
     /** A file's attributes as this package reports them. */
     public record Attr(long ino, long size, long time, int mode, int nlink, int uid, int gid) {
@@ -155,46 +186,54 @@ public final class FuseOut {
 
     public static int attr(ByteBuffer b, int at, Attr a) {
         zero(b, at, ATTR.size());
-        b.putLong(at, a.ino());
-        b.putLong(at + 8, a.size());
-        b.putLong(at + 24, a.time());
-        b.putLong(at + 32, a.time());
-        b.putLong(at + 40, a.time());
-        b.putInt(at + 60, a.mode());
-        b.putInt(at + 64, a.nlink());
-        b.putInt(at + 68, a.uid());
-        b.putInt(at + 72, a.gid());
-        b.putInt(at + 80, 4096);
+        ATTR_INO.put(b, at, a.ino());
+        ATTR_SIZE.put(b, at, a.size());
+        ATTR_ATIME.put(b, at, a.time());
+        ATTR_MTIME.put(b, at, a.time());
+        ATTR_CTIME.put(b, at, a.time());
+        ATTR_MODE.put(b, at, a.mode());
+        ATTR_NLINK.put(b, at, a.nlink());
+        ATTR_UID.put(b, at, a.uid());
+        ATTR_GID.put(b, at, a.gid());
+        ATTR_BLKSIZE.put(b, at, 4096);
         return ATTR.size();
     }
 
     /** struct fuse_attr_out. */
-    public static final Layout ATTR_OUT = Layout.of("fuse_attr_out", 104, "attr_valid", 0, "attr_valid_nsec", 8,
-            "attr", 16);
+    public static final CStruct ATTR_OUT = CStruct.named("fuse_attr_out").u64("attr_valid").u32("attr_valid_nsec")
+            .u32("dummy").struct("attr", ATTR).build();
 
     public static int attrOut(ByteBuffer b, int at, long validNanos, Attr a) {
-        b.putLong(at, validNanos / 1_000_000_000L);
-        b.putInt(at + 8, (int) (validNanos % 1_000_000_000L));
-        b.putInt(at + 12, 0);
-        return 16 + attr(b, at + 16, a);
+        ATTR_OUT.field("attr_valid").put(b, at, validNanos / 1_000_000_000L);
+        ATTR_OUT.field("attr_valid_nsec").put(b, at, validNanos % 1_000_000_000L);
+        ATTR_OUT.field("dummy").put(b, at, 0);
+        int nested = ATTR_OUT.field("attr.ino").offset();
+        return nested + attr(b, at + nested, a);
     }
 
     /** struct fuse_entry_out. */
-    public static final Layout ENTRY = Layout.of("fuse_entry_out", 128, "nodeid", 0, "generation", 8,
-            "entry_valid", 16, "attr_valid", 24, "entry_valid_nsec", 32, "attr_valid_nsec", 36, "attr", 40);
+    public static final CStruct ENTRY = CStruct.named("fuse_entry_out").u64("nodeid").u64("generation")
+            .u64("entry_valid").u64("attr_valid").u32("entry_valid_nsec").u32("attr_valid_nsec").struct("attr", ATTR)
+            .build();
 
     public static int entry(ByteBuffer b, int at, long nodeid, long entryValidNanos, long attrValidNanos, Attr a) {
-        b.putLong(at, nodeid);
-        b.putLong(at + 8, 0);
-        b.putLong(at + 16, entryValidNanos / 1_000_000_000L);
-        b.putLong(at + 24, attrValidNanos / 1_000_000_000L);
-        b.putInt(at + 32, (int) (entryValidNanos % 1_000_000_000L));
-        b.putInt(at + 36, (int) (attrValidNanos % 1_000_000_000L));
-        return 40 + attr(b, at + 40, a);
+        ENTRY.field("nodeid").put(b, at, nodeid);
+        ENTRY.field("generation").put(b, at, 0);
+        ENTRY.field("entry_valid").put(b, at, entryValidNanos / 1_000_000_000L);
+        ENTRY.field("attr_valid").put(b, at, attrValidNanos / 1_000_000_000L);
+        ENTRY.field("entry_valid_nsec").put(b, at, entryValidNanos % 1_000_000_000L);
+        ENTRY.field("attr_valid_nsec").put(b, at, attrValidNanos % 1_000_000_000L);
+        int nested = ENTRY.field("attr.ino").offset();
+        return nested + attr(b, at + nested, a);
     }
 
     /** struct fuse_dirent; the name follows, padded to 8 bytes. */
-    public static final Layout DIRENT = Layout.of("fuse_dirent", 24, "ino", 0, "off", 8, "namelen", 16, "type", 20);
+    public static final CStruct DIRENT = CStruct.named("fuse_dirent").u64("ino").u64("off").u32("namelen")
+            .u32("type").build();
+    private static final CField DIRENT_INO = DIRENT.field("ino");
+    private static final CField DIRENT_OFF = DIRENT.field("off");
+    private static final CField DIRENT_NAMELEN = DIRENT.field("namelen");
+    private static final CField DIRENT_TYPE = DIRENT.field("type");
 
     /** The bytes a dirent of {@code name} takes (FUSE_DIRENT_SIZE). */
     public static int direntSize(byte[] name) {
@@ -204,22 +243,22 @@ public final class FuseOut {
     public static int dirent(ByteBuffer b, int at, long ino, long nextOffset, int type, byte[] name) {
         int size = direntSize(name);
         zero(b, at, size);
-        b.putLong(at, ino);
-        b.putLong(at + 8, nextOffset);
-        b.putInt(at + 16, name.length);
-        b.putInt(at + 20, type);
-        b.put(at + 24, name);
+        DIRENT_INO.put(b, at, ino);
+        DIRENT_OFF.put(b, at, nextOffset);
+        DIRENT_NAMELEN.put(b, at, name.length);
+        DIRENT_TYPE.put(b, at, type);
+        b.put(at + DIRENT.size(), name);
         return size;
     }
 
     /** struct fuse_statfs_out (struct fuse_kstatfs). */
-    public static final Layout STATFS = Layout.of("fuse_kstatfs", 80, "blocks", 0, "bfree", 8, "bavail", 16,
-            "files", 24, "ffree", 32, "bsize", 40, "namelen", 44, "frsize", 48);
+    public static final CStruct STATFS = CStruct.named("fuse_kstatfs").u64("blocks").u64("bfree").u64("bavail")
+            .u64("files").u64("ffree").u32("bsize").u32("namelen").u32("frsize").u32("padding").pad(4, 6).build();
 
     public static int statfs(ByteBuffer b, int at, int blockSize, int nameLength) {
         zero(b, at, STATFS.size());
-        b.putInt(at + 40, blockSize);
-        b.putInt(at + 44, nameLength);
+        STATFS.field("bsize").put(b, at, blockSize);
+        STATFS.field("namelen").put(b, at, nameLength);
         return STATFS.size();
     }
 

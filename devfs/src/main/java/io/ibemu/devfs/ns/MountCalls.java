@@ -55,8 +55,23 @@ final class MountCalls {
     }
 
     static void tmpfs(Path target, int mode, int uid, int gid, long flags) throws IOException {
-        String options = String.format("mode=%o,uid=%d,gid=%d", mode & 07777, uid, gid);
+        // In a user namespace the host's root owns /dev, /sys, /run without a mapping here (they
+        // show as the overflow id): tmpfs refuses such an owner (EINVAL), so the tmpfs keeps ours.
+        String options = String.format("mode=%o", mode & 07777)
+                + (mapped(uid, "uid_map") ? ",uid=" + uid : "") + (mapped(gid, "gid_map") ? ",gid=" + gid : "");
         mount("tmpfs", target, "tmpfs", flags, options);
+    }
+
+    /** Whether {@code id} has a mapping in this process's user namespace (/proc/self/uid_map or gid_map). */
+    static boolean mapped(int id, String map) throws IOException {
+        for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self", map))) {
+            String[] f = line.trim().split("\\s+");
+            long inside = Long.parseLong(f[0]), count = Long.parseLong(f[2]);
+            if (Integer.toUnsignedLong(id) >= inside && Integer.toUnsignedLong(id) < inside + count) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** umount2 with MNT_DETACH: the mount goes now, files open below it keep working. */
@@ -74,6 +89,19 @@ final class MountCalls {
             throw failure("mknod " + path);
         }
     }
+
+    /** mknod of a char device, false when it is not permitted here (EPERM), else as mknod. */
+    static boolean mknodIfPermitted(Path path, int mode, long dev) throws IOException {
+        if (LIBC.mknod(path.toString(), 0020000 | (mode & 07777), dev) == 0) {
+            return true;
+        }
+        if (RUNTIME.getLastError() == EPERM) {
+            return false;
+        }
+        throw failure("mknod " + path);
+    }
+
+    private static final int EPERM = 1;
 
     /** A handle on the directory itself, which keeps reaching what lies under a later mount on it. */
     static int openPath(Path directory) throws IOException {

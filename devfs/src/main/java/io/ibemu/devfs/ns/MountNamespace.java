@@ -62,6 +62,11 @@ public final class MountNamespace {
             separate = theirs != null && !theirs.equals(own);
             ancestor = ancestor.get().pid() == 1 ? Optional.empty() : ancestor.get().parent();
         }
+        // In a user namespace of its own (unshare -Urm, an unprivileged start) the ancestors' links
+        // cannot be read (EACCES), and no mount can succeed in a namespace it does not own anyway.
+        if (!separate && !inInitialUserNamespace()) {
+            separate = true;
+        }
         if (!separate) {
             throw new IOException("this process shares its mount namespace " + own + " with its parent (pid "
                     + parent + "); start it with `unshare -m --propagation private` so that its mounts stay "
@@ -69,6 +74,11 @@ public final class MountNamespace {
         }
         MountCalls.mount(null, Path.of("/"), null, MountCalls.MS_REC | MountCalls.MS_PRIVATE, null);
         verified = true;
+    }
+
+    /** The initial user namespace maps every uid to itself (user_namespaces(7), uid_map). */
+    private static boolean inInitialUserNamespace() throws IOException {
+        return Files.readString(Path.of("/proc/self/uid_map")).trim().matches("0\\s+0\\s+4294967295");
     }
 
     private static String namespace(long pid) throws IOException {
@@ -85,16 +95,7 @@ public final class MountNamespace {
 
     /** Mounts a private tmpfs at {@code dir} (created privately if missing), for mountpoints and scratch. */
     public static synchronized void workDirectory(Path dir) throws IOException {
-        checkPrivate();
-        Path target = canonical(dir);
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-            requireDirectory(target);
-        } else {
-            makeDirectory(target);
-        }
-        MountCalls.tmpfs(target, 0755, 0, 0);
-        forgetBelow(target);
-        ours.add(target);
+        privateTmpfs(dir, MountCalls.MS_NOSUID);
     }
 
     /**
@@ -103,6 +104,11 @@ public final class MountNamespace {
      * one never reaches a kernel driver (EACCES).
      */
     public static synchronized void nodeDirectory(Path dir) throws IOException {
+        privateTmpfs(dir, MountCalls.MS_NOSUID | MountCalls.MS_NODEV);
+    }
+
+    /** A private tmpfs (0755, root's) at {@code dir}, made privately if missing, with {@code flags}. */
+    private static void privateTmpfs(Path dir, long flags) throws IOException {
         checkPrivate();
         Path target = canonical(dir);
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -110,7 +116,7 @@ public final class MountNamespace {
         } else {
             makeDirectory(target);
         }
-        MountCalls.tmpfs(target, 0755, 0, 0, MountCalls.MS_NOSUID | MountCalls.MS_NODEV);
+        MountCalls.tmpfs(target, 0755, 0, 0, flags);
         forgetBelow(target);
         ours.add(target);
     }
@@ -123,7 +129,13 @@ public final class MountNamespace {
             throw new IOException("refusing to make a device node outside a private directory: " + where);
         }
         long dev = ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12);
-        MountCalls.mknod(where, mode, dev);
+        if (!MountCalls.mknodIfPermitted(where, mode, dev)) {
+            // no device node here: a user namespace (mknod needs CAP_MKNOD in the initial one) or a
+            // container's device cgroup. An empty file of the node's mode stands at its path; the
+            // supervisor opens it by path and answers fstat of what it installs as the node's,
+            // only stat by path differs
+            Files.createFile(where);
+        }
         Files.setPosixFilePermissions(where, java.nio.file.attribute.PosixFilePermissions.fromString(permissions(mode)));
     }
 

@@ -236,6 +236,7 @@ final class NodeCalls {
         }
         byte[] answer = new byte[size];
         MEMORY.getByteArray(buf, answer, 0, size);
+        asCharDevice(answer, node, n.nr() == Syscalls.SYS_STATX);
         try {
             ProcessMemory.write(n.tid(), target, answer, 0, size);
         } catch (Errno e) {
@@ -243,6 +244,32 @@ final class NodeCalls {
             return;
         }
         listener.reply(n, 0);
+    }
+
+    // struct stat and struct statx (x86_64): where the type and the device number are
+    private static final int STAT_MODE = 24, STAT_RDEV = 40, STATX_MODE = 28, STATX_RDEV_MAJOR = 128,
+            STATX_RDEV_MINOR = 132, S_IFMT = 0170000, S_IFCHR = 0020000;
+
+    /**
+     * In a user namespace the node's path holds an empty file, not a device node (no mknod there):
+     * the answer gets the type and number the node has, as cp_new_stat/cp_statx would give them.
+     */
+    private static void asCharDevice(byte[] st, DeviceNode node, boolean statx) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(st).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int mode = statx ? b.getShort(STATX_MODE) & 0xffff : b.getInt(STAT_MODE);
+        if ((mode & S_IFMT) == S_IFCHR) {
+            return;
+        }
+        mode = (mode & ~S_IFMT) | S_IFCHR;
+        if (statx) {
+            b.putShort(STATX_MODE, (short) mode);
+            b.putInt(STATX_RDEV_MAJOR, node.major());
+            b.putInt(STATX_RDEV_MINOR, node.minor());
+        } else {
+            b.putInt(STAT_MODE, mode);
+            long major = node.major(), minor = node.minor();
+            b.putLong(STAT_RDEV, ((major & 0xfffL) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xffL) | ((minor & ~0xffL) << 12));
+        }
     }
 
     /** write/writev on a range fd of a node: the device serves the whole buffer. */

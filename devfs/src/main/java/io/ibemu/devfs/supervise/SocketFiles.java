@@ -24,6 +24,7 @@ final class SocketFiles implements AutoCloseable {
     private static final int SOCK_CLOEXEC = 02000000;
     private static final int SOL_SOCKET = 1;
     private static final int SO_SNDBUFFORCE = 32;
+    private static final int SO_SNDBUF = 7;
     /**
      * The daemon's end's send buffer (the kernel doubles it): unix datagrams are charged to the
      * sender, and the kernel's umad queue has no byte limit, only MAX_UMAD_RECV_LIST_SIZE packets.
@@ -87,7 +88,16 @@ final class SocketFiles implements AutoCloseable {
             SocketFile s = null;
             try {
                 MEMORY.putInt(at, SEND_BUFFER);
-                Syscalls.syscall(Syscalls.SYS_SETSOCKOPT, local, SOL_SOCKET, SO_SNDBUFFORCE, at, 4);
+                try {
+                    Syscalls.syscall(Syscalls.SYS_SETSOCKOPT, local, SOL_SOCKET, SO_SNDBUFFORCE, at, 4);
+                } catch (Errno e) {
+                    if (e.code() != Errno.EPERM) {
+                        throw e;
+                    }
+                    // FORCE needs CAP_NET_ADMIN in the initial user namespace (sockopt_capable): an
+                    // unprivileged daemon gets net.core.wmem_max at most, a shallower queue
+                    Syscalls.syscall(Syscalls.SYS_SETSOCKOPT, local, SOL_SOCKET, SO_SNDBUF, at, 4);
+                }
                 s = new SocketFile(node, file, local, NetlinkCalls.inode(remote), accessMode, tokens.incrementAndGet());
                 byInode.put(s.inode, s);
                 byToken.put(s.token, s);

@@ -4,7 +4,6 @@ import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.devfs.device.DeviceNode;
 import io.ibemu.kernel.Errno;
-import io.ibemu.kernel.ProcessMemory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -72,16 +71,6 @@ final class SupervisedCaller implements Caller {
     /** What the last {@link #interrupted()} saw pending: NONE when it was the notification that ended. */
     PendingSignals signalled() {
         return signalled;
-    }
-
-    @Override
-    public void writeMemory(long address, byte[] data) throws Errno {
-        ProcessMemory.write(tid, address, data, 0, data.length);
-    }
-
-    @Override
-    public byte[] readMemory(long address, int length) throws Errno {
-        return ProcessMemory.read(tid, address, length);
     }
 
     @Override

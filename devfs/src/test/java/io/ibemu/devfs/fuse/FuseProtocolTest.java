@@ -1,5 +1,6 @@
 package io.ibemu.devfs.fuse;
 
+import io.ibemu.kernel.CStruct;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The protocol's structures against linux/fuse.h: every {@link Layout} compiled into a C program
+ * The protocol's structures against linux/fuse.h: every {@link CStruct} compiled into a C program
  * that prints the real sizes and offsets, and each codec checked against its layout (a value
  * put at a layout's offset is decoded into the right field; an encoded field lands there).
  */
@@ -34,15 +35,15 @@ class FuseProtocolTest {
         return ByteBuffer.allocate(512).order(ByteOrder.nativeOrder());
     }
 
-    /** Every Layout constant of FuseIn's records and of FuseOut. */
-    static List<Layout> layouts() throws IllegalAccessException {
-        List<Layout> all = new ArrayList<>();
+    /** Every CStruct constant of FuseIn's records and of FuseOut. */
+    static List<CStruct> layouts() throws IllegalAccessException {
+        List<CStruct> all = new ArrayList<>();
         List<Class<?>> classes = new ArrayList<>(List.of(FuseIn.class.getDeclaredClasses()));
         classes.add(FuseOut.class);
         for (Class<?> c : classes) {
             for (Field f : c.getDeclaredFields()) {
-                if (f.getType() == Layout.class && Modifier.isStatic(f.getModifiers())) {
-                    all.add((Layout) f.get(null));
+                if (f.getType() == CStruct.class && Modifier.isStatic(f.getModifiers())) {
+                    all.add((CStruct) f.get(null));
                 }
             }
         }
@@ -51,12 +52,12 @@ class FuseProtocolTest {
 
     @Test
     void layoutsMatchLinuxFuseH() throws Exception {
-        List<Layout> layouts = layouts();
+        List<CStruct> layouts = layouts();
         assertTrue(layouts.size() >= 25, "found " + layouts.size() + " layouts");
         StringBuilder c = new StringBuilder("#include <linux/fuse.h>\n#include <stddef.h>\n#include <stdio.h>\nint main(void) {\n");
-        for (Layout l : layouts) {
+        for (CStruct l : layouts) {
             c.append("printf(\"").append(l.name()).append(" %zu\\n\", sizeof(struct ").append(l.name()).append("));\n");
-            for (String field : l.offsets().keySet()) {
+            for (String field : l.fields().keySet()) {
                 c.append("printf(\"").append(l.name()).append('.').append(field).append(" %zu\\n\", offsetof(struct ")
                         .append(l.name()).append(", ").append(field).append("));\n");
             }
@@ -71,10 +72,10 @@ class FuseProtocolTest {
             String[] kv = line.split(" ");
             real.put(kv[0], Integer.parseInt(kv[1]));
         }
-        for (Layout l : layouts) {
+        for (CStruct l : layouts) {
             assertEquals(real.get(l.name()), l.size(), "sizeof(struct " + l.name() + ")");
-            l.offsets().forEach((field, offset) ->
-                    assertEquals(real.get(l.name() + "." + field), offset, l.name() + "." + field));
+            l.fields().forEach((field, member) ->
+                    assertEquals(real.get(l.name() + "." + field), member.offset(), l.name() + "." + field));
         }
     }
 
@@ -86,14 +87,14 @@ class FuseProtocolTest {
         return out;
     }
 
-    private static int at(Layout l, String field) {
-        return l.offsets().get(field);
+    private static int at(CStruct l, String field) {
+        return l.field(field).offset();
     }
 
     @Test
     void headerDecodesEachField() {
         ByteBuffer b = buffer();
-        Layout l = FuseIn.Header.LAYOUT;
+        CStruct l = FuseIn.Header.LAYOUT;
         b.putInt(at(l, "len"), 80).putInt(at(l, "opcode"), Opcode.READ).putLong(at(l, "unique"), 0x1122334455667788L)
                 .putLong(at(l, "nodeid"), 7).putInt(at(l, "uid"), 1000).putInt(at(l, "gid"), 100).putInt(at(l, "pid"), 4242);
         assertEquals(new FuseIn.Header(80, Opcode.READ, 0x1122334455667788L, 7, 1000, 100, 4242), FuseIn.Header.decode(b, 0));
@@ -103,27 +104,27 @@ class FuseProtocolTest {
     void requestBodiesDecodeAtTheirOffsets() {
         int at = 40;
         ByteBuffer b = buffer();
-        Layout r = FuseIn.Read.LAYOUT;
+        CStruct r = FuseIn.Read.LAYOUT;
         b.putLong(at + at(r, "fh"), 3).putLong(at + at(r, "offset"), 1 << 20).putInt(at + at(r, "size"), 4096)
                 .putInt(at + at(r, "read_flags"), -1).putLong(at + at(r, "lock_owner"), -1).putInt(at + at(r, "flags"), 04002);
         assertEquals(new FuseIn.Read(3, 1 << 20, 4096, 04002), FuseIn.Read.decode(b, at));
 
         b = buffer();
-        Layout io = FuseIn.Ioctl.LAYOUT;
+        CStruct io = FuseIn.Ioctl.LAYOUT;
         b.putLong(at + at(io, "fh"), 9).putInt(at + at(io, "flags"), 2).putInt(at + at(io, "cmd"), 0xc0041b01)
                 .putLong(at + at(io, "arg"), 0x7fff0000L).putInt(at + at(io, "in_size"), 4).putInt(at + at(io, "out_size"), 4);
         assertEquals(new FuseIn.Ioctl(9, 2, 0xc0041b01, 0x7fff0000L, 4, 4), FuseIn.Ioctl.decode(b, at));
         assertEquals(FuseIn.Ioctl.DATA, FuseIn.Ioctl.LAYOUT.size());
 
         b = buffer();
-        Layout p = FuseIn.Poll.LAYOUT;
+        CStruct p = FuseIn.Poll.LAYOUT;
         b.putLong(at + at(p, "fh"), 5).putLong(at + at(p, "kh"), 0xabcdL).putInt(at + at(p, "flags"), 1).putInt(at + at(p, "events"), 0x19);
         FuseIn.Poll poll = FuseIn.Poll.decode(b, at);
         assertEquals(new FuseIn.Poll(5, 0xabcd, 1, 0x19), poll);
         assertTrue(poll.scheduleNotify());
 
         b = buffer();
-        Layout s = FuseIn.Setattr.LAYOUT;
+        CStruct s = FuseIn.Setattr.LAYOUT;
         b.putInt(at + at(s, "valid"), 8).putLong(at + at(s, "fh"), 2).putLong(at + at(s, "size"), 0)
                 .putInt(at + at(s, "mode"), 0100644).putInt(at + at(s, "uid"), 1).putInt(at + at(s, "gid"), 2);
         assertEquals(new FuseIn.Setattr(8, 2, 0, 0100644, 1, 2), FuseIn.Setattr.decode(b, at));
@@ -145,7 +146,7 @@ class FuseProtocolTest {
     @Test
     void initDecodesFlags2OnlyWhenTheKernelSendsIt() {
         ByteBuffer b = buffer();
-        Layout l = FuseIn.Init.LAYOUT;
+        CStruct l = FuseIn.Init.LAYOUT;
         b.putInt(at(l, "major"), 7).putInt(at(l, "minor"), 44).putInt(at(l, "max_readahead"), 131072)
                 .putInt(at(l, "flags"), 0x40000001).putInt(at(l, "flags2"), 3);
         assertEquals(new FuseIn.Init(7, 44, 131072, 0x40000001, 3), FuseIn.Init.decode(b, 0, 64));
@@ -162,7 +163,7 @@ class FuseProtocolTest {
 
         b = buffer();
         assertEquals(64, FuseOut.init(b, 0, 7, 38, 65536, 0x21, 131072, 32));
-        Layout i = FuseOut.INIT;
+        CStruct i = FuseOut.INIT;
         assertEquals(38, b.getInt(at(i, "minor")));
         assertEquals(65536, b.getInt(at(i, "max_readahead")));
         assertEquals(0x21, b.getInt(at(i, "flags")));
@@ -173,11 +174,11 @@ class FuseProtocolTest {
         b = buffer();
         FuseOut.Attr attr = new FuseOut.Attr(5, 0, 1700000000L, 0100600, 1, 0, 27);
         assertEquals(128, FuseOut.entry(b, 0, 5, 1_500_000_000L, 0, attr));
-        Layout e = FuseOut.ENTRY;
+        CStruct e = FuseOut.ENTRY;
         assertEquals(5, b.getLong(at(e, "nodeid")));
         assertEquals(1, b.getLong(at(e, "entry_valid")));
         assertEquals(500_000_000, b.getInt(at(e, "entry_valid_nsec")));
-        int a = at(e, "attr");
+        int a = at(e, "attr.ino"); // where the nested struct fuse_attr starts
         assertEquals(5, b.getLong(a + at(FuseOut.ATTR, "ino")));
         assertEquals(0100600, b.getInt(a + at(FuseOut.ATTR, "mode")));
         assertEquals(27, b.getInt(a + at(FuseOut.ATTR, "gid")));
@@ -200,7 +201,7 @@ class FuseProtocolTest {
         byte[] name = "issm10".getBytes(StandardCharsets.US_ASCII);
         int size = FuseOut.dirent(b, 0, 9, 4, 8, name);
         assertEquals(32, size); // 24 + 6, rounded up (FUSE_DIRENT_ALIGN)
-        Layout d = FuseOut.DIRENT;
+        CStruct d = FuseOut.DIRENT;
         assertEquals(9, b.getLong(at(d, "ino")));
         assertEquals(4, b.getLong(at(d, "off")));
         assertEquals(6, b.getInt(at(d, "namelen")));

@@ -60,7 +60,15 @@ final class Wire {
     private Hop cross(Port out, Datagram d) {
         Port in = out.peer().orElse(null);
         boolean smp = Mad.isSmp(d.mad());
-        if (in == null || !carries(out, smp) || !carries(in, smp) || out.dropsOutgoing(d.mad())) {
+        if (in == null || !carries(out, smp) || !carries(in, smp)) {
+            return null;
+        }
+        if (out.dropsOutgoing(d.mad())) {
+            // it left whole and arrives corrupt: the sender's capture sees it go, the receiver discards it
+            PacketTap sent = out.tap();
+            if (sent != null) {
+                captured(out, sent, in, null, d.onTheWire());
+            }
             return null;
         }
         out.countTransmit(MAD_PACKET_OCTETS);

@@ -60,10 +60,12 @@ public final class Console {
               topology                        only the fabric as a topology file
               counters [NODE]                 every cabled port's PMA counters (or NODE's), a
                                               line a port: NODE, PORT and NAME=VALUE as perfquery
-                                              names them, tab-separated
-              draw                            the fabric now as Graphviz DOT: tiers, live cable
+                                              names them for each that is not 0, tab-separated
+              drops                           the drop rules in force, a line a port
+              draw [--digest]                 the fabric now as Graphviz DOT: tiers, live cable
                                               states, LIDs, rates, local HCAs marked (ctl draw
-                                              -o FILE.svg lays it out with dot)
+                                              -o FILE.svg lays it out with dot); --digest: only
+                                              a fingerprint that changes when the drawing does
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
                                               then "NAME (removed)" for a removed HCA whose files
@@ -154,9 +156,20 @@ public final class Console {
                     yield TopologyWriter.ibnetdiscover(fabric.currentTopology()).lines().toList();
                 }
                 case "counters" -> counters(a);
-                case "draw" -> {
+                case "drops" -> {
                     a.end();
-                    yield Drawing.dot(Picture.of("ibemu fabric", fabric, locals)).lines().toList();
+                    yield drops();
+                }
+                case "draw" -> {
+                    boolean digest = a.more();
+                    if (digest && !a.word("--digest").equals("--digest")) {
+                        throw new ControlException("draw takes only --digest (ctl draw -o FILE lays it out)");
+                    }
+                    a.end();
+                    Picture picture = Picture.of("ibemu fabric", fabric, locals);
+                    // a fingerprint of what the drawing shows, for a watcher that redraws only on change
+                    yield digest ? List.of(String.format("%08x", picture.hashCode()))
+                            : Drawing.dot(picture).lines().toList();
                 }
                 case "objects" -> {
                     a.end();
@@ -176,7 +189,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -408,7 +421,21 @@ public final class Console {
         return List.of(p + " lid " + lid + " lmc " + lmc);
     }
 
-    // ---- counters ----
+    // ---- counters, drops ----
+
+    /** The drop rules set with {@code drop}: one line a port that loses packets. */
+    private List<String> drops() {
+        List<String> out = new ArrayList<>();
+        for (Node n : fabric.nodes()) {
+            for (Port p : n.ports()) {
+                if (p.dropRate() > 0) {
+                    out.add(p + " drops " + percent(p.dropRate()) + (p.dropAttribute() >= 0
+                            ? String.format(" of MADs with attribute 0x%04x", p.dropAttribute()) : " of its packets"));
+                }
+            }
+        }
+        return out;
+    }
 
     private List<String> counters(Args a) throws ControlException {
         List<Node> nodes = a.more() ? List.of(a.node()) : fabric.nodes();
@@ -421,7 +448,10 @@ public final class Console {
                 }
                 StringBuilder b = new StringBuilder(n.id()).append('\t').append(p.number());
                 for (Port.Counter c : Port.Counter.values()) {
-                    b.append('\t').append(c.perfName()).append('=').append(p.counter(c));
+                    long v = p.counter(c);
+                    if (v != 0) {
+                        b.append('\t').append(c.perfName()).append('=').append(v);
+                    }
                 }
                 out.add(b.toString());
             }

@@ -1,8 +1,8 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.abi.Ioc;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 
 /**
  * {@code struct ib_user_mad_reg_req} (REGISTER_AGENT) and {@code struct ib_user_mad_reg_req2}

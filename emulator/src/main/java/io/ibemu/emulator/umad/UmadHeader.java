@@ -1,7 +1,7 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 
 /**
  * {@code struct ib_user_mad_hdr} (and {@code _old}, which lacks {@code pkey_index} and the

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CStruct;
 
 /**
  * The structs of {@code include/uapi/rdma/ib_user_verbs.h} that the write() commands carry,

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.device.Caller;
-import io.ibemu.emulator.abi.CField;
+import io.ibemu.kernel.CField;
 import io.ibemu.kernel.Errno;
 
 import java.util.Arrays;

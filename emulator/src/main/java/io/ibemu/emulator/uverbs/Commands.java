@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 import static io.ibemu.emulator.uverbs.WriteCommand.ex;

@@ -1,9 +1,9 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.WorkCompletion;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 import java.util.List;

@@ -1,11 +1,11 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.AhAttributes;
 import io.ibemu.emulator.hca.GlobalRoute;
 import io.ibemu.emulator.hca.ProtectionDomain;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 /** Protection domains, address handles and XRC domains (uverbs_cmd.c). */

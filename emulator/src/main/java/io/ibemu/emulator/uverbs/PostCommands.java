@@ -1,7 +1,5 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.PostError;
 import io.ibemu.emulator.hca.QpType;
@@ -11,6 +9,8 @@ import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.emulator.hca.Sge;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.WrOpcode;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CStruct;
 import io.ibemu.emulator.hca.AhAttributes;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.GlobalRoute;
@@ -15,6 +14,7 @@ import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 import io.ibemu.emulator.hca.SrqType;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 /** Queue pairs: create (both), open, query, modify (both), destroy, multicast attach (uverbs_cmd.c). */

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * the page itself (one file, no framework, nothing fetched from elsewhere), the drawing as SVG,
  * server-sent events when the fabric changes, and the counters, verbs objects, uevents and
  * drop rules as JSON. Everything comes from the daemon's control commands; a watcher asks for
- * the drawing every {@link #WATCH_MS} and tells the open pages when it differs.
+ * the drawing's fingerprint every {@link #WATCH_MS}, and for the drawing and tells the open pages
+ * when it differs.
  */
 public final class LivePage implements AutoCloseable {
     /** How often the fabric is looked at: a change reaches the page well within a second. */
@@ -40,6 +41,7 @@ public final class LivePage implements AutoCloseable {
     private final Set<OutputStream> streams = new CopyOnWriteArraySet<>();
     // owned by the watcher thread, read by handlers
     private volatile String dot = "";
+    private volatile String digest = "";
     private volatile long generation;
     private volatile byte[] svg;
     private volatile String svgOf = "";
@@ -64,7 +66,7 @@ public final class LivePage implements AutoCloseable {
         server.createContext("/counters.json", e -> page.lines(e, "counters"));
         server.createContext("/objects.json", e -> page.lines(e, "objects"));
         server.createContext("/uevents.json", e -> page.lines(e, "events"));
-        server.createContext("/faults.json", page::faults);
+        server.createContext("/faults.json", e -> page.lines(e, "drops"));
         server.setExecutor(Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "live-page-http");
             t.setDaemon(true);
@@ -81,11 +83,13 @@ public final class LivePage implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    /** Asks for the drawing's fingerprint; the drawing itself only when that changed. */
     private void watch() {
         try {
-            String now = String.join("\n", control.ask("draw")) + "\n";
-            if (!now.equals(dot)) {
-                dot = now;
+            String now = String.join("", control.ask("draw", "--digest"));
+            if (!now.equals(digest)) {
+                dot = String.join("\n", control.ask("draw")) + "\n";
+                digest = now;
                 generation++;
                 broadcast("event: fabric\ndata: " + generation + "\n\n");
             }
@@ -149,23 +153,6 @@ public final class LivePage implements AutoCloseable {
     /** A control command's reply lines as a JSON array of strings. */
     private void lines(HttpExchange e, String command) throws IOException {
         sendJson(e, jsonArray(control.ask(command)));
-    }
-
-    /** The fault rules the daemon has: each port's drop rule, from dump. */
-    private void faults(HttpExchange e) throws IOException {
-        StringBuilder b = new StringBuilder();
-        String node = "";
-        for (String l : control.ask("dump")) {
-            if (!l.startsWith(" ") && l.contains("\"")) {
-                int q = l.indexOf('"');
-                node = l.substring(q + 1, l.indexOf('"', q + 1));
-            } else if (l.contains(" drop ")) {
-                String port = l.strip().substring(0, l.strip().indexOf(']') + 1);
-                b.append(b.length() == 0 ? "" : ",").append(json(node + port + ": drop"
-                        + l.substring(l.indexOf(" drop ") + 5)));
-            }
-        }
-        sendJson(e, "[" + b + "]");
     }
 
     private static void sendJson(HttpExchange e, String body) throws IOException {

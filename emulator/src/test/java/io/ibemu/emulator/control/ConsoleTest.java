@@ -177,6 +177,47 @@ class ConsoleTest {
     }
 
     @Test
+    void countersListEveryCabledPortsNonZeroCountersAndDropsTheRules() throws ControlException {
+        run("counter local 1 SymbolErrorCounter 7");
+        List<String> lines = run("counters local");
+        assertEquals(List.of("local\t1\tSymbolErrorCounter=7"), lines);
+        assertEquals(3, run("counters switch").size(), "the switch's three cabled ports");
+        assertEquals(List.of(), run("drops"));
+        run("drop switch 2 25% PortInfo");
+        assertEquals(List.of("switch[2] drops 25% of MADs with attribute 0x0015"), run("drops"));
+    }
+
+    @Test
+    void drawGivesDotAndADigestThatFollowsTheFabric() throws ControlException {
+        List<String> dot = run("draw");
+        assertTrue(dot.get(0).startsWith("graph fabric {"), dot.get(0));
+        assertTrue(dot.stream().anyMatch(l -> l.contains("\"local\" [id=\"node:local\"") && l.contains("(local)")),
+                String.join("\n", dot));
+        String before = run("draw --digest").get(0);
+        assertEquals(before, run("draw --digest").get(0), "nothing changed");
+        run("link cut local 1");
+        assertTrue(!before.equals(run("draw --digest").get(0)), "a cut changes the drawing");
+        assertTrue(refused("draw --all").contains("--digest"));
+    }
+
+    @Test
+    void aCaptureNamesAPortWithACableAndIsOnePerPort() throws ControlException {
+        assertTrue(refused("capture local/1").contains("capture streams packets"));
+        assertTrue(assertThrows(ControlException.class, () -> console.capture(List.of("local"))).getMessage()
+                .contains("NODE/PORT"));
+        assertTrue(assertThrows(ControlException.class, () -> console.capture(List.of("switch/0"))).getMessage()
+                .contains("management port"));
+        assertTrue(assertThrows(ControlException.class, () -> console.capture(List.of("local/1", "-x"))).getMessage()
+                .contains("-c COUNT"));
+        try (var c = console.capture(List.of("local/1", "-c", "3"))) {
+            assertTrue(run("dump local").stream().anyMatch(l -> l.contains("[1]") && l.contains(" captured")));
+            assertTrue(assertThrows(ControlException.class, () -> console.capture(List.of("local/1"))).getMessage()
+                    .contains("already being captured"));
+        }
+        assertTrue(run("dump local").stream().noneMatch(l -> l.contains(" captured")), "closed: the tap is gone");
+    }
+
+    @Test
     void portsListsTheLocalPortsAndWaitsUntilTheCabledOnesAreActive() throws ControlException {
         List<String> before = run("ports");
         assertEquals(2, before.size(), before.toString());

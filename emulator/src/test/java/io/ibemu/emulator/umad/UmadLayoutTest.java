@@ -1,7 +1,7 @@
 package io.ibemu.emulator.umad;
 
-import io.ibemu.emulator.abi.CField;
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs;
 
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CStruct;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

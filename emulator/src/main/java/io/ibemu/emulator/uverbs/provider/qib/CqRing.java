@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.qib;
 
-import io.ibemu.emulator.abi.CField;
+import io.ibemu.kernel.CField;
 import io.ibemu.emulator.hca.CompletionRing;
 import io.ibemu.emulator.hca.WorkCompletion;
 

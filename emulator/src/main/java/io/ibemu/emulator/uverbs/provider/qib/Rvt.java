@@ -1,6 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.qib;
 
-import io.ibemu.emulator.abi.CStruct;
+import io.ibemu.kernel.CStruct;
 
 /**
  * The rdmavt queue layouts that qib shares with ipathverbs at driver ABI 2

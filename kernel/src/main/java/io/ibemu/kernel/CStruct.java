@@ -1,4 +1,4 @@
-package io.ibemu.emulator.abi;
+package io.ibemu.kernel;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

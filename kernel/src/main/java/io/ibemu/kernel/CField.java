@@ -1,4 +1,6 @@
-package io.ibemu.emulator.abi;
+package io.ibemu.kernel;
+
+import java.nio.ByteBuffer;
 
 /**
  * One member of a C struct crossing the user/kernel boundary: where it sits, how wide it is and
@@ -51,6 +53,39 @@ public record CField(String name, int offset, int size, boolean bigEndian) {
 
     public void putBytes(byte[] b, byte[] value) {
         System.arraycopy(value, 0, b, offset, Math.min(size, value.length));
+    }
+
+    /**
+     * The member of the struct at {@code at} in {@code b}, a buffer in the host's order (FUSE's
+     * request buffers): one absolute read of the member's width.
+     */
+    public long get(ByteBuffer b, int at) {
+        int i = at + offset;
+        long v = switch (size) {
+            case 1 -> b.get(i) & 0xffL;
+            case 2 -> b.getShort(i) & 0xffffL;
+            case 4 -> b.getInt(i) & 0xffffffffL;
+            case 8 -> b.getLong(i);
+            default -> throw new IllegalArgumentException(name + ": no scalar of " + size + " bytes");
+        };
+        return bigEndian ? Long.reverseBytes(v) >>> (64 - 8 * size) : v;
+    }
+
+    public int getInt(ByteBuffer b, int at) {
+        return (int) get(b, at);
+    }
+
+    /** Writes the member of the struct at {@code at} in {@code b} (host order), one absolute put. */
+    public void put(ByteBuffer b, int at, long value) {
+        int i = at + offset;
+        long v = bigEndian ? Long.reverseBytes(value) >>> (64 - 8 * size) : value;
+        switch (size) {
+            case 1 -> b.put(i, (byte) v);
+            case 2 -> b.putShort(i, (short) v);
+            case 4 -> b.putInt(i, (int) v);
+            case 8 -> b.putLong(i, v);
+            default -> throw new IllegalArgumentException(name + ": no scalar of " + size + " bytes");
+        }
     }
 
     public int end() {
