@@ -8,7 +8,7 @@
  *        s (sysfs), c (control socket), v (uverbs); default "uiscv". IBEMU_CONTROL names the
  *        control socket (STATE/control.sock).
  *   ./fuzz [--cases SEED N [FAMILIES] | --case FAMILY SEED I]   the comparable corpus: N cases of
- *        each family (u, i, v: the interfaces the kernel has too), each one operation of the walk
+ *        each family (u, i, v, x: the interfaces the kernel has too; x is uverbs' ioctl), each one operation of the walk
  *        on fresh files set up from the case's own seed, printed as TAP with the device's answer
  *        ("ok 7 - uverbs 1.6: command 0x10, ... # answer EOPNOTSUPP"). With no argument: seed 1,
  *        CORPUS_CASES cases, what KernelConformanceTest runs on the kernel (VM) and on ibemu.
@@ -31,7 +31,10 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -613,6 +616,136 @@ static void uverbs_act(void)
 		expect_untouched(what, resp, BUF);
 }
 
+/* ---------------------------------------------------------------- uverbs ioctl */
+
+static const int UVERBS_IOCTL[] = { EINVAL, EOPNOTSUPP, EPROTONOSUPPORT, ENOSPC, EIO, EFAULT, EBADF, EBUSY,
+	EAGAIN, EPERM, ENOENT, ENOMEM, ENOSYS, EMFILE, ERANGE, EACCES, E2BIG, EOVERFLOW, ENODATA, ENOTTY, 0 };
+static int64_t ioctl_driver_id = -1;
+
+/* The device's driver id: the one for which an unknown object is EPROTONOSUPPORT (EINVAL for others). */
+static uint32_t uverbs_driver_id(int fd)
+{
+	struct ib_uverbs_ioctl_hdr h;
+	uint32_t id;
+	if (ioctl_driver_id >= 0)
+		return (uint32_t)ioctl_driver_id;
+	for (id = 0; id < 64; id++) {
+		memset(&h, 0, sizeof(h));
+		h.length = sizeof(h);
+		h.object_id = 0x7ff;
+		h.driver_id = id;
+		if (ioctl(fd, RDMA_VERBS_IOCTL, &h) < 0 && errno == EPROTONOSUPPORT)
+			return (uint32_t)(ioctl_driver_id = id);
+	}
+	return (uint32_t)(ioctl_driver_id = 0);
+}
+
+/*
+ * Methods whose answer the driver decides, not the ioctl framework: the creates rxe serves with
+ * its mmap'd rings (and needs room in UHW_OUT for), the creates ibemu does not serve by ioctl,
+ * XRC, and the GID queries (rxe's table has other sizes and empty slots).
+ */
+static unsigned uverbs_method_needs(uint16_t object, uint16_t method, uint64_t write_cmd, int has_cmd)
+{
+	if (object == UVERBS_OBJECT_DEVICE && method == UVERBS_METHOD_INVOKE_WRITE && has_cmd)
+		return uverbs_command_needs((uint32_t)write_cmd) |
+		       ((uint32_t)write_cmd == IB_USER_VERBS_CMD_CREATE_CQ || (uint32_t)write_cmd == IB_USER_VERBS_CMD_CREATE_QP ||
+				(uint32_t)write_cmd == IB_USER_VERBS_CMD_CREATE_SRQ ? NEED_QIB : 0);
+	if (object == UVERBS_OBJECT_DEVICE &&
+	    (method == UVERBS_METHOD_QUERY_GID_TABLE || method == UVERBS_METHOD_QUERY_GID_ENTRY))
+		return NEED_QIB;
+	if ((object == UVERBS_OBJECT_CQ || object == UVERBS_OBJECT_QP || object == UVERBS_OBJECT_SRQ ||
+	     object == UVERBS_OBJECT_WQ) && method == 0)
+		return NEED_QIB;
+	if (object == UVERBS_OBJECT_XRCD)
+		return NEED_XRC;
+	return 0;
+}
+
+/* One RDMA_VERBS_IOCTL with a random object, method and attribute array. */
+static void uverbs_ioctl_act(void)
+{
+	static const uint16_t objects[] = { UVERBS_OBJECT_DEVICE, UVERBS_OBJECT_DEVICE, UVERBS_OBJECT_PD,
+		UVERBS_OBJECT_COMP_CHANNEL, UVERBS_OBJECT_CQ, UVERBS_OBJECT_QP, UVERBS_OBJECT_SRQ, UVERBS_OBJECT_AH,
+		UVERBS_OBJECT_MR, UVERBS_OBJECT_MW, UVERBS_OBJECT_XRCD, UVERBS_OBJECT_DM, UVERBS_OBJECT_COUNTERS,
+		UVERBS_OBJECT_ASYNC_EVENT };
+	static const uint16_t lens[] = { 0, 0, 4, 8, 8, 16, 32, 48 };
+	static const uint16_t methods[][2] = {
+		{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE }, { UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES },
+		{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT }, { UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT },
+		{ UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT }, { UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY },
+		{ UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY }, { UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY },
+		{ UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY }, { UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR },
+		{ UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR }, { UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC },
+	};
+	uint8_t *resp = uverbs_response_buffer();
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[8];
+	} c;
+	char what[320];
+	uint64_t write_cmd = 0;
+	int has_cmd = 0, n, i, err, touched;
+	long r;
+
+	memset(&c, 0, sizeof(c));
+	if (below(4)) { /* a method 6.1 has, so that attributes and handlers are reached */
+		const uint16_t *m = methods[below(sizeof(methods) / sizeof(*methods))];
+		c.hdr.object_id = m[0];
+		c.hdr.method_id = m[1];
+	} else {
+		c.hdr.object_id = below(8) ? objects[below(sizeof(objects) / sizeof(*objects))] : (uint16_t)below(24);
+		c.hdr.method_id = (uint16_t)below(8);
+	}
+	c.hdr.driver_id = uverbs_driver_id(uverbs_fd);
+	n = (int)below(7);
+	for (i = 0; i < n; i++) {
+		struct ib_uverbs_attr *a = &c.attrs[i];
+		a->attr_id = below(5) ? (uint16_t)below(5) : below(2) ? (uint16_t)(UVERBS_ATTR_UHW_IN + below(2)) : (uint16_t)next();
+		a->len = below(8) ? lens[below(sizeof(lens) / sizeof(*lens))] : (uint16_t)below(80);
+		a->flags = below(4) ? 0 : (uint16_t)below(4);
+		a->attr_data.reserved = below(10) ? 0 : (uint16_t)next();
+		if (a->len > 8)
+			a->data = below(8) ? (uintptr_t)(resp + 8 * below(BUF / 8 - 16)) : next();
+		else
+			a->data = below(3) ? below(4) : next();
+		if (a->attr_id == UVERBS_ATTR_WRITE_CMD && c.hdr.object_id == UVERBS_OBJECT_DEVICE &&
+		    c.hdr.method_id == UVERBS_METHOD_INVOKE_WRITE) {
+			a->data = below(45);
+			write_cmd = a->data;
+			has_cmd = 1;
+		}
+	}
+	c.hdr.num_attrs = (uint16_t)n;
+	c.hdr.length = (uint16_t)(sizeof(c.hdr) + n * sizeof(struct ib_uverbs_attr));
+	if (below(16) == 0)
+		c.hdr.length = (uint16_t)next();
+	if (below(16) == 0)
+		c.hdr.reserved1 = next();
+	if (below(16) == 0)
+		c.hdr.driver_id ^= 1 + below(4);
+	snprintf(op_desc, sizeof(op_desc), "ioctl object %u method %u, %d attributes (ids", c.hdr.object_id,
+		 c.hdr.method_id, n);
+	for (i = 0; i < n; i++)
+		snprintf(op_desc + strlen(op_desc), sizeof(op_desc) - strlen(op_desc), " %u/%u", c.attrs[i].attr_id,
+			 c.attrs[i].len);
+	snprintf(op_desc + strlen(op_desc), sizeof(op_desc) - strlen(op_desc), ")");
+	case_needs |= uverbs_method_needs(c.hdr.object_id, c.hdr.method_id, write_cmd, has_cmd);
+	fill_guard(resp, BUF);
+	r = ioctl(uverbs_fd, RDMA_VERBS_IOCTL, &c);
+	err = errno;
+	snprintf(what, sizeof(what), "uverbs %s: %s", op_desc, r < 0 ? ename(err) : "ok");
+	expect_errno(what, r, err, UVERBS_IOCTL);
+	/* outputs may be written before a later step fails, as the kernel's handlers do: the
+	 * answer says whether the caller's memory changed, and must say the same on both */
+	touched = 0;
+	for (i = 0; i < BUF; i++)
+		if (resp[i] != GUARD)
+			touched = 1;
+	if (r < 0 && touched)
+		snprintf(op_desc + strlen(op_desc), sizeof(op_desc) - strlen(op_desc), ", memory written");
+}
+
 static void op_uverbs(void)
 {
 	if (uverbs_fd < 0 || below(50) == 0)
@@ -723,6 +856,7 @@ static const struct family families[] = {
 	{ 'u', "umad", 0, umad_setup, umad_act, umad_alive },
 	{ 'i', "issm", 0, issm_setup, issm_act, issm_alive },
 	{ 'v', "uverbs", 0, uverbs_setup, uverbs_act, uverbs_alive },
+	{ 'x', "uverbs-ioctl", 0, uverbs_setup, uverbs_ioctl_act, uverbs_alive },
 };
 
 static uint64_t case_seed(uint64_t seed, char letter, long i)
@@ -799,12 +933,12 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		watchdog(600);
 		if (argc == 1)
-			return run_cases(CORPUS_SEED, CORPUS_CASES, "uiv", -1);
+			return run_cases(CORPUS_SEED, CORPUS_CASES, "uivx", -1);
 		if (argc < 4 || (strcmp(argv[1], "--case") == 0 && argc < 5))
 			t_bail("usage: fuzz --cases SEED N [FAMILIES] | fuzz --case FAMILY SEED I");
 		if (strcmp(argv[1], "--case") == 0)
 			return run_cases(strtoull(argv[3], NULL, 0), 0, argv[2], atol(argv[4]));
-		return run_cases(strtoull(argv[2], NULL, 0), atol(argv[3]), argc > 4 ? argv[4] : "uiv", -1);
+		return run_cases(strtoull(argv[2], NULL, 0), atol(argv[3]), argc > 4 ? argv[4] : "uivx", -1);
 	}
 	return walk(argc, argv);
 }

@@ -261,7 +261,7 @@ final class DeviceRequests implements PollNotice {
             input = new byte[Math.min(size, in.inSize())];
             request.in().get(Request.BODY + FuseIn.Ioctl.DATA, input, 0, input.length);
         }
-        IoctlResult result = file.device.ioctl(caller(request), cmd, input);
+        IoctlResult result = file.device.ioctl(caller(request), cmd, in.arg(), input);
         byte[] out = result.out() == null ? NOTHING : result.out();
         boolean readsBack = (direction & IOC_READ) != 0 && size > 0;
         if (result.errno() != 0 && !(readsBack && out.length > 0)) {

@@ -29,11 +29,7 @@ public record Conformance(String probe, Map<String, Outcome> kernel, Map<String,
      * Checks where ibemu differs from the kernel by design: probe and description, and why.
      * Each is a decision in docs/decisions.md; an entry here never hides a bug.
      */
-    static final Map<String, String> DEVIATIONS = Map.of(
-            "uverbs_abi: ioctl RDMA_VERBS_IOCTL: ENOTTY (libibverbs falls back to write())",
-            "ibemu offers only the write() ABI, so libibverbs uses it for the whole context"
-                    + " (decisions: \"Every uverbs device is a QLogic 7322 at driver ABI 1\");"
-                    + " the kernel always has the ioctl path");
+    static final Map<String, String> DEVIATIONS = Map.of();
 
     /**
      * Deviations of a kind rather than of one check (the fuzz corpus draws its cases from a seed):

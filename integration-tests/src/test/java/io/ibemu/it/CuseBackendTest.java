@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CuseBackendTest {
     /** The raw-ABI probes run over CUSE; each must pass but for {@link #CUSE_DEVIATIONS}. */
     static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "issm", "umad_kill", "umad_rmpp",
-            "umad_libibumad", "uverbs_abi", "uverbs_data");
+            "umad_libibumad", "uverbs_abi", "uverbs_ioctl", "uverbs_data");
     /**
      * Checks CUSE cannot pass (docs/compatibility.md): cuse_open takes no FOPEN_NONSEEKABLE/STREAM
      * (no fuse_finish_open), its llseek is noop_llseek, and its read_iter/write_iter pass offset 0,

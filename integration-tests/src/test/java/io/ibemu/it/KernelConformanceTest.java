@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class KernelConformanceTest {
     static final List<String> PROBES = List.of("umad_ioctl", "umad_rw", "umad_fd", "umad_kill", "issm", "umad_rmpp",
-            "umad_libibumad", "uverbs_abi", "fuzz");
+            "umad_libibumad", "uverbs_abi", "uverbs_ioctl", "fuzz");
 
     static final Map<String, Result> kernelRuns = new LinkedHashMap<>();
     static final Map<String, Result> ibemuRuns = new LinkedHashMap<>();

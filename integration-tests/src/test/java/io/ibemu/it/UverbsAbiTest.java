@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * The raw uverbs probes of src/test/c against a live instance with two local HCAs
  * (ibemu0, ibemu1) through two switches, configured by OpenSM ({@code --sm opensm}, so its SA
  * answers the multicast join of uverbs_data): every TAP line
- * is one rule of the kernel's uverbs write() ABI (uverbs_abi) or one data-path fact
- * (uverbs_data). A process SIGKILLed with a PD, MR, CQ and QP open must leave the
+ * is one rule of the kernel's uverbs write() ABI (uverbs_abi), of its ioctl ABI
+ * (uverbs_ioctl) or one data-path fact (uverbs_data). A process SIGKILLed with a PD, MR, CQ and QP open must leave the
  * daemon's object counts ({@code scripts/ibemu ctl objects}) at zero.
  */
 class UverbsAbiTest {
@@ -40,6 +40,12 @@ class UverbsAbiTest {
     @Test
     void abiProbePasses() {
         String bin = CPrograms.compile("uverbs_abi").toString();
+        Tap.assertPassed(ib.exec(Duration.ofSeconds(180), bin));
+    }
+
+    @Test
+    void ioctlProbePasses() {
+        String bin = CPrograms.compile("uverbs_ioctl").toString();
         Tap.assertPassed(ib.exec(Duration.ofSeconds(180), bin));
     }
 

@@ -21,11 +21,39 @@ import org.junit.jupiter.params.provider.CsvSource;
 class VerbsToolsTest {
     static final Duration TIMEOUT = Duration.ofSeconds(180);
     static Ibemu ib;
+    /** Whether the devices present the ioctl path (every --kernel-abi but write-only). */
+    static boolean ioctlPath;
 
     @BeforeAll
     static void up() {
+        ib = start(null);
+    }
+
+    /** The two-switch fabric, its devices presenting {@code kernelAbi} (null: the default, the newest). */
+    static Ibemu start(String kernelAbi) {
         Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
-        ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm");
+        ioctlPath = !"write-only".equals(kernelAbi);
+        if (kernelAbi == null) {
+            return Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm");
+        }
+        return Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm",
+                "--kernel-abi", kernelAbi);
+    }
+
+    /**
+     * libibverbs takes the ioctl path when the device offers it (its INVOKE_WRITE probe answers
+     * ENOSPC), and write() only when RDMA_VERBS_IOCTL is ENOTTY.
+     */
+    @Test
+    void libibverbsTakesTheIoctlPathWhenOffered() {
+        Result r = ib.exec("strace", "-f", "-e", "trace=ioctl,write", "ibv_devinfo", "-d", "ibemu0").assertOk();
+        long ioctls = r.stderr().lines().filter(l -> l.contains("RDMA_VERBS_IOCTL") && l.endsWith("= 0")).count();
+        if (ioctlPath) {
+            assertTrue(ioctls > 0, "no RDMA_VERBS_IOCTL succeeded:\n" + r.stderr());
+        } else {
+            assertEquals(0, ioctls, r.stderr());
+            assertTrue(r.stderr().contains("RDMA_VERBS_IOCTL") && r.stderr().contains("ENOTTY"), r.stderr());
+        }
     }
 
     @AfterAll
@@ -100,6 +128,16 @@ class VerbsToolsTest {
     void pyverbsQueriesCreatesMovesDataAndGetsTheKernelsErrnos() {
         Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_check.py");
         Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0", "ibemu1"));
+    }
+
+    /**
+     * The GID queries of rdma-core's tests/test_device.py (query_gid_table, query_gid_ex and their
+     * bad flows) with Debian's pyverbs: by ioctl, or from sysfs where the profile has no GID methods.
+     */
+    @Test
+    void pyverbsGidQueriesAsRdmaCoresTestDevice() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_gid.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), "ibemu0"));
     }
 
     /** REG_MR against RLIMIT_MEMLOCK for a user without CAP_IPC_LOCK (ib_umem_get's accounting). */

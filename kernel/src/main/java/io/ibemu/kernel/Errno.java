@@ -25,6 +25,8 @@ public final class Errno extends Exception {
     public static final int EPIPE = 32;
     public static final int ERANGE = 34;
     public static final int ENOSYS = 38;
+    public static final int ENODATA = 61;
+    public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
     public static final int ETIMEDOUT = 110;
 

@@ -27,6 +27,14 @@ public interface DeviceFile {
     IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno;
 
     /**
+     * ioctl(2) with the caller's argument address too, for commands whose argument leads to more
+     * of the caller's memory (RDMA_VERBS_IOCTL's attribute array follows its header there).
+     */
+    default IoctlResult ioctl(Caller caller, int cmd, long arg, byte[] in) throws Errno {
+        return ioctl(caller, cmd, in);
+    }
+
+    /**
      * poll(2): the current event mask ({@link Poll#IN}, {@link Poll#OUT}, ...). When
      * {@code waiter} is not null the file keeps it and calls {@link PollWaiter#wake()} once
      * when the mask may have changed.

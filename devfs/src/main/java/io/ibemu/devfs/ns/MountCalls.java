@@ -26,6 +26,7 @@ final class MountCalls {
 
     static final long MS_NOSUID = 2;
     static final long MS_NODEV = 4;
+    static final long MS_NOEXEC = 8;
     static final long MS_BIND = 4096;
     static final long MS_REC = 16384;
     static final long MS_PRIVATE = 1 << 18;

@@ -222,6 +222,20 @@ public final class MountNamespace {
     }
 
     /**
+     * Mounts a new sysfs instance on the empty directory {@code dir}: its net-namespace-tagged
+     * directories (class/net, devices/virtual/net) show the network namespace of this process,
+     * where the sysfs the namespace inherited shows the host's (sysfs_get_tree takes the
+     * mounter's namespace).
+     */
+    public static synchronized void sysfs(Path dir) throws IOException {
+        checkPrivate();
+        Path target = canonical(dir);
+        requireDirectory(target);
+        MountCalls.mount("sysfs", target, "sysfs", MountCalls.MS_NOSUID | MountCalls.MS_NODEV | MountCalls.MS_NOEXEC,
+                null);
+    }
+
+    /**
      * Replaces {@code dir} by a private tmpfs holding a copy of its contents (for state such as
      * /run/udev that tools write); creates it privately, empty, when it does not exist.
      * Sockets, fifos and device nodes are not copied.

@@ -63,6 +63,11 @@ final class NodeFile implements DeviceFile {
     }
 
     @Override
+    public IoctlResult ioctl(Caller caller, int cmd, long arg, byte[] in) throws Errno {
+        return file.ioctl(caller, cmd, arg, in);
+    }
+
+    @Override
     public int poll(Caller caller, PollWaiter waiter) {
         return file.poll(caller, waiter);
     }

@@ -59,7 +59,7 @@ final class SignalCalls {
 
     /**
      * The filter notifies this call (the stub's program, mirrored) and the kernel itself would
-     * not have ended it with EINTR: a device file's write or fstat, or an open that cannot sleep
+     * not have ended it with EINTR: a device file's write, ioctl or fstat, or an open that cannot sleep
      * interruptibly. A FIFO, a FUSE file (issm's blocking open among them) or a tty may: those keep
      * their EINTR, which may be the kernel's own.
      */
@@ -67,7 +67,9 @@ final class SignalCalls {
         return switch (nr) {
             case Syscalls.SYS_WRITE, Syscalls.SYS_WRITEV, Syscalls.SYS_PWRITE64 ->
                     deviceFile(tid, a[0]) || netlink.emulated(tid, a[0]);
-            case Syscalls.SYS_FSTAT -> deviceFile(tid, a[0]);
+            // uverbs' and umad's ioctls never sleep interruptibly either (libibverbs tunnels
+            // every verb, REQ_NOTIFY_CQ among them, through RDMA_VERBS_IOCTL)
+            case Syscalls.SYS_FSTAT, Syscalls.SYS_IOCTL -> deviceFile(tid, a[0]);
             // the kernel's netlink socket calls never sleep interruptibly but in a receive
             case NetlinkCalls.SYS_SOCKET -> netlinkSocket(a);
             case NetlinkCalls.SYS_SENDTO, NetlinkCalls.SYS_SENDMSG, NetlinkCalls.SYS_BIND, NetlinkCalls.SYS_CONNECT,

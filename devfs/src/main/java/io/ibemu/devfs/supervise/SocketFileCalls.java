@@ -414,15 +414,15 @@ final class SocketFileCalls {
     void ioctl(Notification n) throws Errno {
         long[] a = n.args();
         Object found = listener.rangeFile(n.tid(), a[0]);
-        SocketFile s = found instanceof SocketFile f ? f : null;
-        // a memfd-carried file's ioctls are its device's too (a FUSE file's reach it through FUSE)
-        DeviceFile target = s != null ? s.file : found instanceof NodeFile f && f.mapped ? f.file : null;
+        // a device file the range carries as a socket (umad), or a FUSE file of the range
+        // (uverbs), which is served here too so that its ioctl can install descriptors
+        DeviceFile file = found instanceof SocketFile s ? s.file : found instanceof NodeFile f ? f.file : null;
         int cmd = (int) a[1];
-        if (target == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
+        if (file == null || cmd == FIOCLEX || cmd == FIONCLEX || cmd == FIONBIO || cmd == FIOASYNC || cmd == FIGETBSZ) {
             listener.proceed(n);
             return;
         }
-        if (s != null) {
+        if (found instanceof SocketFile) {
             supervisor.socketFiles().reap(); // an agent of a file closed just now is unregistered already
         }
         int dir = cmd >>> 30;
@@ -438,7 +438,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = target.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, in);
+            result = file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;

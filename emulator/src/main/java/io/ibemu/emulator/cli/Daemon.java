@@ -24,9 +24,11 @@ import io.ibemu.emulator.topology.Topology;
 import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.sysfstree.SysfsTree;
 import io.ibemu.udev.Uevent;
 import io.ibemu.udev.Uevents;
@@ -55,9 +57,10 @@ final class Daemon implements AutoCloseable {
      * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
-                   List<Path> rules, boolean rulesOnly, Path superviseStub) {
+                   List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi,
+                   Ipoib.Config ipoib) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null);
         }
     }
 
@@ -83,6 +86,8 @@ final class Daemon implements AutoCloseable {
     private volatile Supervisor supervisor;
     /** With --udev: runs the rules for each uevent. */
     private volatile UdevWorker udev;
+    /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
+    private volatile Ipoib ipoib;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
@@ -124,7 +129,7 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index());
+                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index(), o.kernelAbi());
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -133,8 +138,23 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity())), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi()), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
+            if (o.ipoib() != null) {
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                        .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
+                // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
+                Path netSys = Files.createDirectories(work.resolve("netsys"));
+                MountNamespace.sysfs(netSys);
+                for (String dir : new String[] {"class/net", "devices/virtual/net"}) {
+                    MountNamespace.graft(netSys.resolve(dir), Path.of("/sys", dir));
+                }
+                for (LocalHca hca : hcas) {
+                    for (int p = 1; p <= hca.node().portCount(); p++) {
+                        daemon.ipoib.netdev(hca, p).ifPresent(l -> infiniband.addNetdev(hca, l.name()));
+                    }
+                }
+            }
             sysfs.mount(sysDir);
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
@@ -161,10 +181,13 @@ final class Daemon implements AutoCloseable {
             infiniband.announce();
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
-                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command)), o.state());
+                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib)),
+                    o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
-                    infiniband::rename);
+                    infiniband::rename,
+                    (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
+                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())));
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
@@ -368,6 +391,18 @@ final class Daemon implements AutoCloseable {
         return List.of();
     }
 
+    /** `ctl ipoib`: the interfaces and their neighbours, or a P_Key child added or removed. */
+    private List<String> ipoib(List<String> args) throws ControlException {
+        if (ipoib == null) {
+            throw new ControlException("no IPoIB interfaces: the instance was started without --ipoib");
+        }
+        try {
+            return ipoib.command(args);
+        } catch (IOException e) {
+            throw new ControlException(e.getMessage());
+        }
+    }
+
     /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
@@ -388,6 +423,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (ipoib != null) {
+            ipoib.close();
+        }
         if (control != null) {
             control.close();
         }

@@ -1,8 +1,11 @@
 package io.ibemu.emulator.cli;
 
+import io.ibemu.emulator.uverbs.KernelAbi;
+
 import io.ibemu.devfs.CuseDevice;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
+import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.kernel.Fatal;
 import io.ibemu.emulator.uverbs.ProviderProfile;
 import picocli.CommandLine.Command;
@@ -62,6 +65,11 @@ final class DaemonCommand implements Callable<Integer> {
                     + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
                     + "with no system call; needs --backend fuse).")
     String provider = "qib1";
+    @Option(names = "--kernel-abi", paramLabel = "write-only|5.4|6.1",
+            description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
+                    + "libibverbs uses write() for everything), or a release's ioctl objects and methods "
+                    + "(default: the newest, or IBEMU_KERNEL_ABI).")
+    String kernelAbi = System.getenv().getOrDefault("IBEMU_KERNEL_ABI", "");
 
     @Option(names = "--udev", description = "Apply the udev rules (udevadm test) to every device event.")
     boolean udev;
@@ -77,6 +85,14 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
     Path superviseStub;
+
+    @Option(names = "--ipoib", description = "IPoIB interfaces ib0, ib1, ... for the local ports, in the daemon's "
+            + "network namespace (which must be its own).")
+    boolean ipoib;
+
+    @Option(names = "--ipoib-net", paramLabel = "CIDR", defaultValue = Ipoib.Network.DEFAULT,
+            description = "The IPv4 network the IPoIB interfaces take addresses from, in port order (default: ${DEFAULT-VALUE}).")
+    String ipoibNet = Ipoib.Network.DEFAULT;
 
     static boolean running() {
         return running;
@@ -101,8 +117,9 @@ final class DaemonCommand implements Callable<Integer> {
         }
         DaemonCommand command = new DaemonCommand();
         for (int i = 1; i < args.length; i += 2) {
-            if (args[i].equals("--udev")) {
-                command.udev = true;
+            if (args[i].equals("--udev") || args[i].equals("--ipoib")) {
+                command.udev |= args[i].equals("--udev");
+                command.ipoib |= args[i].equals("--ipoib");
                 i--;
                 continue;
             }
@@ -119,9 +136,11 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
                 case "--provider" -> command.provider = value;
+                case "--kernel-abi" -> command.kernelAbi = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
+                case "--ipoib-net" -> command.ipoibNet = value;
                 default -> {
                     return null;
                 }
@@ -138,6 +157,13 @@ final class DaemonCommand implements Callable<Integer> {
         }
         if (!umadTransport.equals("socket") && !umadTransport.equals("fuse")) {
             System.err.println("ibemu: --umad-transport " + umadTransport + ": socket or fuse");
+            return 2;
+        }
+        KernelAbi abi;
+        try {
+            abi = kernelAbi.isEmpty() ? KernelAbi.newest() : KernelAbi.named(kernelAbi);
+        } catch (IllegalArgumentException e) {
+            System.err.println("ibemu: " + e.getMessage() + " (IBEMU_KERNEL_ABI sets the default)");
             return 2;
         }
         System.setProperty(Supervisor.MESSAGE_TRANSPORT, umadTransport);
@@ -174,6 +200,15 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every UverbsDevice and the sysfs and netlink views of it
         System.setProperty(ProviderProfile.PROPERTY, profile.label());
+        Ipoib.Config ipoibConfig = null;
+        if (ipoib) {
+            try {
+                ipoibConfig = new Ipoib.Config(Ipoib.Network.parse(ipoibNet));
+            } catch (IllegalArgumentException e) {
+                System.err.println("ibemu: " + e.getMessage());
+                return 2;
+            }
+        }
         AtomicReference<Daemon> started = new AtomicReference<>();
         // a daemon that cannot serve any more stops whole and says why (state dir `failed`)
         Fatal.install(reason -> {
@@ -188,7 +223,8 @@ final class DaemonCommand implements Callable<Integer> {
             List<Path> ruleDirs = new ArrayList<>(rulesOnly);
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
-                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub));
+                    udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
+                    ipoibConfig));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -14,6 +14,7 @@ import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.umad.UmadDevice;
+import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.udev.UdevWorker;
 
@@ -50,7 +51,7 @@ final class Hotplug {
 
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
-                   Path sysTree, Map<String, Map<String, String>> identities) {
+                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi) {
     }
 
     private final Machine m;
@@ -166,7 +167,7 @@ final class Hotplug {
             m.devices().show("issm" + index);
             umads.add(umad);
         }
-        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index());
+        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index(), m.kernelAbi());
         m.devices().addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
         m.devices().show("uverbs" + hca.index());
         return new Plugged(hca, umads, uverbs);

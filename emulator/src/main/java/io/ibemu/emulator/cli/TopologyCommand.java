@@ -46,17 +46,12 @@ final class TopologyCommand implements Runnable {
 
         @Override
         public Integer call() {
-            try {
-                Topology t = TopologyParser.parse(file);
-                System.out.println(file + ": " + t.nodes().size() + " nodes, " + t.links().size() + " links: ok");
-                return 0;
-            } catch (TopologyException e) {
-                System.err.println(e.getMessage());
-                return 1;
-            } catch (IOException e) {
-                System.err.println(file + ": " + e.getMessage());
+            Topology t = readOrSay(file);
+            if (t == null) {
                 return 1;
             }
+            System.out.println(file + ": " + t.nodes().size() + " nodes, " + t.links().size() + " links: ok");
+            return 0;
         }
     }
 
@@ -328,17 +323,8 @@ final class TopologyCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Topology t;
-            try {
-                t = TopologyParser.parse(file);
-            } catch (TopologyException e) {
-                System.err.println(e.getMessage());
-                return 1;
-            } catch (IOException e) {
-                System.err.println(file + ": " + e.getMessage());
-                return 1;
-            }
-            return out.write(t, null);
+            Topology t = readOrSay(file);
+            return t == null ? 1 : out.write(t, null);
         }
     }
 
@@ -355,17 +341,23 @@ final class TopologyCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Topology t;
-            try {
-                t = TopologyParser.parse(file);
-            } catch (TopologyException e) {
-                System.err.println(e.getMessage());
-                return 1;
-            } catch (IOException e) {
-                System.err.println(file + ": " + e.getMessage());
+            Topology t = readOrSay(file);
+            if (t == null) {
                 return 1;
             }
             return DrawingOutput.write(Drawing.dot(Picture.of(file.getFileName().toString(), t)), output);
         }
+    }
+
+    /** FILE parsed, or null after one line on stderr saying what is wrong with it. */
+    static Topology readOrSay(Path file) {
+        try {
+            return TopologyParser.parse(file);
+        } catch (TopologyException e) {
+            System.err.println(e.getMessage());
+        } catch (IOException e) {
+            System.err.println(file + ": " + e.getMessage());
+        }
+        return null;
     }
 }

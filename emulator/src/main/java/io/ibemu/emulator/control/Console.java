@@ -88,6 +88,13 @@ public final class Console {
                                               -w FILE (-w - for stdout: ... | tshark -r -), in
                                               ERF records as ibdump does (-y INFINIBAND: link
                                               type 247, which Wireshark 4.0 does not read)
+              ipoib                           with --ipoib: each interface's port, 20-byte hardware
+                                              address and carrier, then the neighbours it met
+                                              (the stand-in MAC the kernel's ARP cache shows -> the
+                                              20-byte address it stands for)
+              ipoib child add IFACE PKEY      a P_Key child IFACE.PKEY (as create_child): its own UD
+                                              QP, that partition's broadcast group; made down
+              ipoib child remove NAME         remove a P_Key child (as delete_child)
               help                            this list
             """;
 
@@ -189,7 +196,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, ipoib or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {

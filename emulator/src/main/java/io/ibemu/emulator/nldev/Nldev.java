@@ -12,6 +12,7 @@ import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -35,12 +36,30 @@ public final class Nldev implements NetlinkFamily {
 
     private final Supplier<List<UverbsDevice>> devices;
     private final BiFunction<LocalHca, String, Integer> rename;
+    private final PortNetdevs netdevs;
     private final NldevResources resources = new NldevResources();
+
+    /** The network interface of a port (IPoIB's ibN), as ib_device_get_netdev finds it. */
+    public record Netdev(String name, int ifindex) {
+    }
+
+    /** Which network interface a port has in the daemon's network namespace, if any. */
+    @FunctionalInterface
+    public interface PortNetdevs {
+        Optional<Netdev> of(LocalHca hca, int port);
+    }
 
     /** Serves the devices {@code devices} gives (read at each request); {@code rename} moves one (0 or errno). */
     public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename) {
+        this(devices, rename, (h, p) -> Optional.empty());
+    }
+
+    /** As above; {@code netdevs} names the ports' network interfaces (NDEV_INDEX, NDEV_NAME). */
+    public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename,
+                 PortNetdevs netdevs) {
         this.devices = devices;
         this.rename = rename;
+        this.netdevs = netdevs;
     }
 
     @Override
@@ -184,8 +203,8 @@ public final class Nldev implements NetlinkFamily {
         return reply(portInfo(r.reply(NldevCommand.GET, 0), d, (int) port));
     }
 
-    /** fill_port_info for an InfiniBand port (no netdev). */
-    private static byte[] portInfo(MessageWriter w, UverbsDevice d, int port) {
+    /** fill_port_info for an InfiniBand port, with its netdev when IPoIB gave it one. */
+    private byte[] portInfo(MessageWriter w, UverbsDevice d, int port) {
         handle(w, d).u32(NldevAttribute.PORT_INDEX.number, port);
         PortAttributes a;
         try {
@@ -199,14 +218,19 @@ public final class Nldev implements NetlinkFamily {
                 prefix = prefix << 8 | (a.gids()[0][i] & 0xff);
             }
         }
-        return w.u64(NldevAttribute.CAP_FLAGS.number, (a.portCapFlags() & 0xffffffffL) | (long) a.portCapFlags2() << 32)
+        w.u64(NldevAttribute.CAP_FLAGS.number, (a.portCapFlags() & 0xffffffffL) | (long) a.portCapFlags2() << 32)
                 .u64(NldevAttribute.SUBNET_PREFIX.number, prefix)
                 .u32(NldevAttribute.LID.number, a.lid())
                 .u32(NldevAttribute.SM_LID.number, a.smLid())
                 .u8(NldevAttribute.LMC.number, a.lmc())
                 .u8(NldevAttribute.PORT_STATE.number, a.state())
-                .u8(NldevAttribute.PORT_PHYS_STATE.number, a.physState())
-                .build();
+                .u8(NldevAttribute.PORT_PHYS_STATE.number, a.physState());
+        Optional<Netdev> netdev = netdevs.of(d.hca().local(), port);
+        if (netdev.isPresent()) {
+            w.u32(NldevAttribute.NDEV_INDEX.number, netdev.get().ifindex())
+                    .string(NldevAttribute.NDEV_NAME.number, netdev.get().name());
+        }
+        return w.build();
     }
 
     /** nldev_set_doit: a rename (ib_device_rename); a namespace move is not offered. */

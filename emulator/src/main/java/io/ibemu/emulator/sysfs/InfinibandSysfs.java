@@ -225,6 +225,16 @@ public final class InfinibandSysfs {
         root.dir("class").dir("infiniband_verbs").link(uverbs, devicePath(hca) + "/infiniband_verbs/" + uverbs);
     }
 
+    /**
+     * DEVICE/net/NAME: a network interface whose parent is the HCA's PCI function, as IPoIB's
+     * ibN is (SET_NETDEV_DEV to the HCA's parent). The interface's own directory lives in the
+     * network namespace's sysfs (devices/virtual/net), which this tree cannot hold: a link to it.
+     */
+    public synchronized void addNetdev(LocalHca hca, String name) {
+        SysDir pci = root.dir("devices").dir(PCI_ROOT).dir(rootPort(hca.pciSlot())).dir(hca.pciSlot());
+        pci.dir("net").link(name, "../../../../virtual/net/" + name);
+    }
+
     /** /sys/dev/char/MAJOR:MINOR, the link udevadm and libudev resolve a device number by. */
     private void devChar(int major, int minor, LocalHca hca, String under) {
         root.dir("dev").dir("char").link(major + ":" + minor, "../../devices/" + functionPath(hca) + "/" + under);

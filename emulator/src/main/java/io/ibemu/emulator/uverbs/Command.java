@@ -2,6 +2,8 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.CField;
+import io.ibemu.emulator.uverbs.ioctl.AttrSpec;
+import io.ibemu.emulator.uverbs.ioctl.Bundle;
 import io.ibemu.kernel.Errno;
 
 import java.util.Arrays;
@@ -10,7 +12,9 @@ import java.util.Arrays;
  * One decoded write() command, {@code struct uverbs_attr_bundle} for the write path: the core
  * request bytes (ucore in, zero-padded to the request struct), where the response goes and how
  * long it may be (ucore out), the driver's part (udata in, and where udata out goes and how
- * long it may be), and the file and caller it runs for.
+ * long it may be), and the file and caller it runs for. Through DEVICE/INVOKE_WRITE ucore is the
+ * CORE_IN and CORE_OUT attributes of an ioctl ({@link #ioctl}), udata its UHW_IN and UHW_OUT,
+ * and what the response writes is flagged VALID_OUTPUT there.
  */
 final class Command {
 
@@ -23,17 +27,27 @@ final class Command {
     final int inLength;
     final long response;
     final int outLength;
-    /** The driver's request bytes: what followed the core request (ib_udata inbuf). */
+    /** The driver's request bytes: what followed the core request (ib_udata inbuf; UHW_IN). */
     final byte[] udataIn;
-    /** Where the driver's response goes (ib_udata outbuf) and its room (outlen). */
+    /** Where the driver's response goes (ib_udata outbuf; UHW_OUT) and its room (outlen). */
     final long udataOut;
     final int udataOutLength;
+    /** The ioctl that tunnels this command, or null for write(). */
+    private final Bundle ioctl;
+    private final int outAttr;
 
     Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
             int outLength, byte[] udataIn, long udataOut, int udataOutLength) {
+        this(file, caller, spec, in, inLength, response, outLength, udataIn, udataOut, udataOutLength, null, -1);
+    }
+
+    private Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
+                    int outLength, byte[] udataIn, long udataOut, int udataOutLength, Bundle ioctl, int outAttr) {
         this.udataIn = udataIn;
         this.udataOut = udataOut;
         this.udataOutLength = udataOutLength;
+        this.ioctl = ioctl;
+        this.outAttr = outAttr;
         this.file = file;
         this.caller = caller;
         this.spec = spec;
@@ -41,6 +55,18 @@ final class Command {
         this.inLength = inLength;
         this.response = response;
         this.outLength = outLength;
+    }
+
+    /**
+     * The command INVOKE_WRITE runs: ucore in is {@code in} (CORE_IN, whole: its driver data
+     * comes as UHW_IN), ucore out the CORE_OUT attribute {@code outAttr} of {@code b} if given.
+     */
+    static Command ioctl(UverbsFile file, WriteCommand spec, byte[] in, Bundle b, int outAttr) throws Errno {
+        boolean out = b.has(outAttr);
+        boolean uhwOut = b.has(AttrSpec.UHW_OUT);
+        return new Command(file, b.caller(), spec, in, in.length, out ? b.address(outAttr) : 0,
+                out ? b.length(outAttr) : 0, b.has(AttrSpec.UHW_IN) ? b.in(AttrSpec.UHW_IN) : new byte[0],
+                uhwOut ? b.address(AttrSpec.UHW_OUT) : 0, uhwOut ? b.length(AttrSpec.UHW_OUT) : 0, b, outAttr);
     }
 
     private static int requestSize(WriteCommand spec) {
@@ -79,6 +105,12 @@ final class Command {
      * the caller's memory; EFAULT where it cannot be written.
      */
     void respond(byte[] resp) throws Errno {
+        if (ioctl != null) {
+            if (ioctl.has(outAttr)) {
+                ioctl.copyToStructOrZero(outAttr, resp); // uverbs_response under ioctl
+            }
+            return;
+        }
         respondAt(response, resp, outLength);
     }
 
@@ -117,6 +149,9 @@ final class Command {
             caller.writeMemory(address, out);
         } catch (Errno e) {
             throw Errno.of(Errno.EFAULT);
+        }
+        if (ioctl != null && address == response && ioctl.has(outAttr)) {
+            ioctl.outputWritten(outAttr); // written by copy_to_user: uverbs_output_written
         }
     }
 }

@@ -29,47 +29,47 @@ final class Commands {
 
     private static final WriteCommand[] WRITE = {
         io(0, "GET_CONTEXT", Abi.RESPONSE_ONLY, Abi.GET_CONTEXT_RESP, true, ContextCommands::getContext),
-        io(1, "QUERY_DEVICE", Abi.RESPONSE_ONLY, Abi.QUERY_DEVICE_RESP, false, ContextCommands::queryDevice),
-        io(2, "QUERY_PORT", Abi.QUERY_PORT, Abi.QUERY_PORT_RESP, false, ContextCommands::queryPort),
-        io(3, "ALLOC_PD", Abi.RESPONSE_ONLY, Abi.ALLOC_PD_RESP, true, PdCommands::allocPd),
+        io(1, "QUERY_DEVICE", Abi.RESPONSE_ONLY, Abi.QUERY_DEVICE_RESP, false, ContextCommands::queryDevice).contextFirst(),
+        io(2, "QUERY_PORT", Abi.QUERY_PORT, Abi.QUERY_PORT_RESP, false, ContextCommands::queryPort).contextFirst(),
+        io(3, "ALLOC_PD", Abi.RESPONSE_ONLY, Abi.ALLOC_PD_RESP, true, PdCommands::allocPd).allocates(),
         in(4, "DEALLOC_PD", Abi.DEALLOC_PD, false, PdCommands::deallocPd),
-        io(5, "CREATE_AH", Abi.CREATE_AH, Abi.CREATE_AH_RESP, true, PdCommands::createAh),
+        io(5, "CREATE_AH", Abi.CREATE_AH, Abi.CREATE_AH_RESP, true, PdCommands::createAh).allocates(),
         null, // MODIFY_AH
         null, // QUERY_AH
         in(8, "DESTROY_AH", Abi.DESTROY_AH, false, PdCommands::destroyAh),
-        io(9, "REG_MR", Abi.REG_MR, Abi.REG_MR_RESP, true, MrCommands::regMr),
+        io(9, "REG_MR", Abi.REG_MR, Abi.REG_MR_RESP, true, MrCommands::regMr).allocates(),
         null, // REG_SMR
         io(11, "REREG_MR", Abi.REREG_MR, Abi.REREG_MR_RESP, true, MrCommands::reregMr),
         null, // QUERY_MR
         in(13, "DEREG_MR", Abi.DEREG_MR, false, MrCommands::deregMr),
-        io(14, "ALLOC_MW", Abi.ALLOC_MW, Abi.ALLOC_MW_RESP, true, MrCommands::allocMw),
+        io(14, "ALLOC_MW", Abi.ALLOC_MW, Abi.ALLOC_MW_RESP, true, MrCommands::allocMw).allocates(),
         null, // BIND_MW: binds are posted as work requests
         in(16, "DEALLOC_MW", Abi.DEALLOC_MW, false, MrCommands::deallocMw),
         io(17, "CREATE_COMP_CHANNEL", Abi.RESPONSE_ONLY, Abi.CREATE_COMP_CHANNEL_RESP, false,
-                ContextCommands::createCompChannel),
-        io(18, "CREATE_CQ", Abi.CREATE_CQ, Abi.CREATE_CQ_RESP, true, CqCommands::createCq),
+                ContextCommands::createCompChannel).allocates(),
+        io(18, "CREATE_CQ", Abi.CREATE_CQ, Abi.CREATE_CQ_RESP, true, CqCommands::createCq).allocates(),
         io(19, "RESIZE_CQ", Abi.RESIZE_CQ, Abi.RESIZE_CQ_RESP, true, CqCommands::resizeCq),
         io(20, "DESTROY_CQ", Abi.DESTROY_CQ, Abi.DESTROY_CQ_RESP, false, CqCommands::destroyCq),
         io(21, "POLL_CQ", Abi.POLL_CQ, Abi.POLL_CQ_RESP, false, CqCommands::pollCq),
         null, // PEEK_CQ
         in(23, "REQ_NOTIFY_CQ", Abi.REQ_NOTIFY_CQ, false, CqCommands::reqNotifyCq),
-        io(24, "CREATE_QP", Abi.CREATE_QP, Abi.CREATE_QP_RESP, true, QpCommands::createQp),
+        io(24, "CREATE_QP", Abi.CREATE_QP, Abi.CREATE_QP_RESP, true, QpCommands::createQp).allocates(),
         io(25, "QUERY_QP", Abi.QUERY_QP, Abi.QUERY_QP_RESP, false, QpCommands::queryQp),
         in(26, "MODIFY_QP", Abi.MODIFY_QP, false, QpCommands::modifyQp),
         io(27, "DESTROY_QP", Abi.DESTROY_QP, Abi.DESTROY_QP_RESP, false, QpCommands::destroyQp),
-        io(28, "POST_SEND", Abi.POST_SEND, Abi.POST_RESP, false, PostCommands::postSend),
-        io(29, "POST_RECV", Abi.POST_RECV, Abi.POST_RESP, false, PostCommands::postRecv),
+        io(28, "POST_SEND", Abi.POST_SEND, Abi.POST_RESP, false, PostCommands::postSend).readInPieces(),
+        io(29, "POST_RECV", Abi.POST_RECV, Abi.POST_RESP, false, PostCommands::postRecv).readInPieces(),
         in(30, "ATTACH_MCAST", Abi.MCAST, false, QpCommands::attachMcast),
         in(31, "DETACH_MCAST", Abi.MCAST, false, QpCommands::detachMcast),
-        io(32, "CREATE_SRQ", Abi.CREATE_SRQ, Abi.CREATE_SRQ_RESP, true, SrqCommands::createSrq),
+        io(32, "CREATE_SRQ", Abi.CREATE_SRQ, Abi.CREATE_SRQ_RESP, true, SrqCommands::createSrq).allocates(),
         in(33, "MODIFY_SRQ", Abi.MODIFY_SRQ, true, SrqCommands::modifySrq),
         io(34, "QUERY_SRQ", Abi.QUERY_SRQ, Abi.QUERY_SRQ_RESP, false, SrqCommands::querySrq),
         io(35, "DESTROY_SRQ", Abi.DESTROY_SRQ, Abi.DESTROY_SRQ_RESP, false, SrqCommands::destroySrq),
-        io(36, "POST_SRQ_RECV", Abi.POST_SRQ_RECV, Abi.POST_RESP, false, PostCommands::postSrqRecv),
-        io(37, "OPEN_XRCD", Abi.OPEN_XRCD, Abi.OPEN_XRCD_RESP, true, PdCommands::openXrcd),
+        io(36, "POST_SRQ_RECV", Abi.POST_SRQ_RECV, Abi.POST_RESP, false, PostCommands::postSrqRecv).readInPieces(),
+        io(37, "OPEN_XRCD", Abi.OPEN_XRCD, Abi.OPEN_XRCD_RESP, true, PdCommands::openXrcd).allocates(),
         in(38, "CLOSE_XRCD", Abi.CLOSE_XRCD, false, PdCommands::closeXrcd),
-        io(39, "CREATE_XSRQ", Abi.CREATE_XSRQ, Abi.CREATE_SRQ_RESP, true, SrqCommands::createXsrq),
-        io(40, "OPEN_QP", Abi.OPEN_QP, Abi.CREATE_QP_RESP, true, QpCommands::openQp),
+        io(39, "CREATE_XSRQ", Abi.CREATE_XSRQ, Abi.CREATE_SRQ_RESP, true, SrqCommands::createXsrq).allocates(),
+        io(40, "OPEN_QP", Abi.OPEN_QP, Abi.CREATE_QP_RESP, true, QpCommands::openQp).allocates(),
     };
 
     /** The extended table: query_device, create_cq, create_qp and modify_qp (no flows, WQs, CQ moderation). */
@@ -77,11 +77,11 @@ final class Commands {
 
     static {
         WRITE_EX[1] = ex(1, "EX_QUERY_DEVICE", Abi.EX_QUERY_DEVICE, "reserved", Abi.EX_QUERY_DEVICE_RESP,
-                "response_length", ContextCommands::exQueryDevice);
+                "response_length", ContextCommands::exQueryDevice).contextFirst();
         WRITE_EX[18] = ex(18, "EX_CREATE_CQ", Abi.EX_CREATE_CQ, "reserved", Abi.EX_CREATE_CQ_RESP,
-                "response_length", CqCommands::exCreateCq);
+                "response_length", CqCommands::exCreateCq).allocates();
         WRITE_EX[24] = ex(24, "EX_CREATE_QP", Abi.EX_CREATE_QP, "comp_mask", Abi.EX_CREATE_QP_RESP,
-                "response_length", QpCommands::exCreateQp);
+                "response_length", QpCommands::exCreateQp).allocates();
         WRITE_EX[26] = ex(26, "EX_MODIFY_QP", Abi.EX_MODIFY_QP, "base", Abi.EX_MODIFY_QP_RESP,
                 "response_length", QpCommands::exModifyQp);
         for (int i = 0; i < WRITE.length; i++) {
@@ -89,36 +89,6 @@ final class Commands {
                 throw new IllegalStateException("command table out of order at " + i);
             }
         }
-    }
-
-    /**
-     * Which handlers need the context, and when. ib_uverbs_query_device/query_port and
-     * ib_uverbs_ex_query_device ask for it (ib_uverbs_get_ucontext) before reading their request;
-     * the handlers that start by creating an object (uobj_alloc) need it right after the request;
-     * every other one starts with a lookup, which finds nothing without a context (ENOENT).
-     */
-    private static final java.util.Set<Integer> CONTEXT_BEFORE_REQUEST = java.util.Set.of(1, 2);
-    private static final java.util.Set<Integer> EX_CONTEXT_BEFORE_REQUEST = java.util.Set.of(1);
-    private static final java.util.Set<Integer> ALLOC_FIRST = java.util.Set.of(3, 5, 9, 14, 17, 18, 24, 32, 37, 39, 40);
-    private static final java.util.Set<Integer> EX_ALLOC_FIRST = java.util.Set.of(18, 24);
-
-    /**
-     * The posts read their request in pieces (uverbs_request_start/next/finish, checked in
-     * PostCommands); every other handler starts with uverbs_request of its one struct.
-     */
-    private static final java.util.Set<Integer> READ_IN_PIECES = java.util.Set.of(28, 29, 36);
-
-    static boolean readsOneStruct(WriteCommand c) {
-        return c != NOT_SUPPORTED && (c.extended() || !READ_IN_PIECES.contains(c.number()));
-    }
-
-    static boolean needsContextBeforeRequest(WriteCommand c) {
-        return c != NOT_SUPPORTED && (c.extended() ? EX_CONTEXT_BEFORE_REQUEST : CONTEXT_BEFORE_REQUEST).contains(c.number());
-    }
-
-    static boolean needsContext(WriteCommand c) {
-        return c != NOT_SUPPORTED && (needsContextBeforeRequest(c)
-                || (c.extended() ? EX_ALLOC_FIRST : ALLOC_FIRST).contains(c.number()));
     }
 
     /** uapi_get_method: the command for a header's command word. */

@@ -7,7 +7,7 @@ import io.ibemu.kernel.Errno;
 /** GET_CONTEXT, QUERY_DEVICE (both), QUERY_PORT and CREATE_COMP_CHANNEL (uverbs_cmd.c). */
 final class ContextCommands {
     /** O_RDONLY | O_CLOEXEC: anon_inode_getfile(..., O_RDONLY) installed with get_unused_fd_flags(O_CLOEXEC). */
-    private static final int EVENT_FILE_FLAGS = 02000000;
+    static final int EVENT_FILE_FLAGS = 02000000;
 
     private ContextCommands() {
     }
@@ -29,6 +29,7 @@ final class ContextCommands {
         EventFile async = EventFile.asyncEvents();
         int fd = c.caller.installFile(async, EVENT_FILE_FLAGS);
         c.file.setContext(new UverbsFile.Context(async, Owners.of(c.caller).pid()));
+        c.file.asyncFiles.put(fd, async);
         c.put(resp, "async_fd", fd);
         c.put(resp, "num_comp_vectors", c.file.device.hca().numCompVectors());
         c.respond(resp);
@@ -114,27 +115,33 @@ final class ContextCommands {
     static void queryPort(Command c) throws Errno {
         PortAttributes a = c.file.device.hca().port((int) c.u("port_num"));
         byte[] resp = c.newResponse();
-        c.put(resp, "port_cap_flags", a.portCapFlags() & 0xffffffffL);
-        c.put(resp, "max_msg_sz", a.maxMsgSz());
-        c.put(resp, "bad_pkey_cntr", a.badPkeyCntr());
-        c.put(resp, "qkey_viol_cntr", a.qkeyViolCntr());
-        c.put(resp, "gid_tbl_len", a.gidTblLen());
-        c.put(resp, "pkey_tbl_len", a.pkeyTblLen());
-        c.put(resp, "lid", a.lid());
-        c.put(resp, "sm_lid", a.smLid());
-        c.put(resp, "state", a.state());
-        c.put(resp, "max_mtu", a.maxMtu());
-        c.put(resp, "active_mtu", a.activeMtu());
-        c.put(resp, "lmc", a.lmc());
-        c.put(resp, "max_vl_num", a.maxVlNum());
-        c.put(resp, "sm_sl", a.smSl());
-        c.put(resp, "subnet_timeout", a.subnetTimeout());
-        c.put(resp, "init_type_reply", a.initTypeReply());
-        c.put(resp, "active_width", a.activeWidth());
-        c.put(resp, "active_speed", a.activeSpeed());
-        c.put(resp, "phys_state", a.physState());
-        c.put(resp, "link_layer", a.linkLayer());
-        c.put(resp, "flags", 0);
+        fillPort(a, resp);
         c.respond(resp);
+    }
+
+    /** copy_port_attr_to_resp: struct ib_uverbs_query_port_resp, at the start of {@code resp}. */
+    static void fillPort(PortAttributes a, byte[] resp) {
+        var r = Abi.QUERY_PORT_RESP;
+        r.field("port_cap_flags").put(resp, a.portCapFlags() & 0xffffffffL);
+        r.field("max_msg_sz").put(resp, a.maxMsgSz());
+        r.field("bad_pkey_cntr").put(resp, a.badPkeyCntr());
+        r.field("qkey_viol_cntr").put(resp, a.qkeyViolCntr());
+        r.field("gid_tbl_len").put(resp, a.gidTblLen());
+        r.field("pkey_tbl_len").put(resp, a.pkeyTblLen());
+        r.field("lid").put(resp, a.lid());
+        r.field("sm_lid").put(resp, a.smLid());
+        r.field("state").put(resp, a.state());
+        r.field("max_mtu").put(resp, a.maxMtu());
+        r.field("active_mtu").put(resp, a.activeMtu());
+        r.field("lmc").put(resp, a.lmc());
+        r.field("max_vl_num").put(resp, a.maxVlNum());
+        r.field("sm_sl").put(resp, a.smSl());
+        r.field("subnet_timeout").put(resp, a.subnetTimeout());
+        r.field("init_type_reply").put(resp, a.initTypeReply());
+        r.field("active_width").put(resp, a.activeWidth());
+        r.field("active_speed").put(resp, a.activeSpeed());
+        r.field("phys_state").put(resp, a.physState());
+        r.field("link_layer").put(resp, a.linkLayer());
+        r.field("flags").put(resp, 0);
     }
 }

@@ -65,26 +65,41 @@ final class CqCommands {
                 throw Errno.of(Errno.EBADF);
             }
         }
-        AtomicReference<UObject<CompletionQueue>> self = new AtomicReference<>();
-        EventFile events = channel;
-        CompletionQueue cq = c.file.device.hca().createCq(Owners.of(c.caller), c.u32("cqe"), c.u32("comp_vector"),
-                events == null ? q -> { } : q -> {
-                    UObject<CompletionQueue> u = self.get();
-                    if (u != null) {
-                        events.completion(u);
-                    }
-                });
-        UObject<CompletionQueue> u = c.file.objects.add(ObjectType.CQ, cq, c.u("user_handle"));
-        self.set(u);
-        c.file.device.track(cq, c.file, u);
+        Pending<CompletionQueue> cq = newCq(c.file, c.caller, c.u32("cqe"), c.u32("comp_vector"), channel);
+        UObject<CompletionQueue> u = cq.own(c.file.objects.add(ObjectType.CQ, cq.object(), c.u("user_handle")));
         byte[] resp = c.newResponse();
         c.spec.response().field(prefix + "cq_handle").put(resp, u.handle());
-        c.spec.response().field(prefix + "cqe").put(resp, cq.cqe());
+        c.spec.response().field(prefix + "cqe").put(resp, cq.object().cqe());
         if (c.spec.extended()) {
             c.put(resp, "response_length", Math.min(c.outLength, resp.length));
         }
         Destroy.respondOrAbort(c, u, resp,
-                () -> c.file.driver().cqCreated(c.file.device.hca(), cq, c.file.queueMemory(), c.udataOutLength));
+                () -> c.file.driver().cqCreated(c.file.device.hca(), cq.object(), c.file.queueMemory(),
+                        c.udataOutLength));
+    }
+
+    /** A model CQ whose handle is given after it exists ({@link #own}); its completions go to {@code channel}. */
+    record Pending<T>(T object, UverbsFile file, AtomicReference<UObject<T>> self) {
+        /** The handle now names the object: events can be routed to it. */
+        UObject<T> own(UObject<T> u) {
+            self.set(u);
+            file.device.track(object, file, u);
+            return u;
+        }
+    }
+
+    /** The model side of create_cq, for the write command and CQ_CREATE alike. */
+    static Pending<CompletionQueue> newCq(UverbsFile f, io.ibemu.devfs.device.Caller caller, int cqe, int vector,
+                                          EventFile channel) throws Errno {
+        AtomicReference<UObject<CompletionQueue>> self = new AtomicReference<>();
+        CompletionQueue cq = f.device.hca().createCq(Owners.of(caller), cqe, vector,
+                channel == null ? q -> { } : q -> {
+                    UObject<CompletionQueue> u = self.get();
+                    if (u != null) {
+                        channel.completion(u);
+                    }
+                });
+        return new Pending<>(cq, f, self);
     }
 
     static void resizeCq(Command c) throws Errno {

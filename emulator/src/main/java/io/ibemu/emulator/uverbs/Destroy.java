@@ -55,10 +55,7 @@ final class Destroy {
         }
         file.objects.remove(u);
         file.device.untrack(o);
-        UverbsFile.Context context = file.context();
-        if (context != null) {
-            context.asyncEvents().forget(u);
-        }
+        file.asyncFiles.values().forEach(f -> f.forget(u));
         if (u.type() == ObjectType.CQ) {
             file.channels.values().forEach(ch -> ch.forget(u));
         }

@@ -17,6 +17,8 @@ final class MrCommands {
     private static final int FLUSH = (1 << 8) | (1 << 9);
     /** IB_ACCESS_SUPPORTED: the bits up to IB_ACCESS_HUGETLB's and the optional range 20..29. */
     private static final int SUPPORTED = ((1 << 10) - 1) | (((1 << 10) - 1) << 20);
+    /** IB_ACCESS_OPTIONAL: hints (relaxed ordering) a driver may ignore, as rdmavt does. */
+    private static final int OPTIONAL = ((1 << 10) - 1) << 20;
     // enum ib_mr_rereg_flags
     private static final int REREG_TRANS = 1;
     private static final int REREG_PD = 1 << 1;
@@ -50,6 +52,7 @@ final class MrCommands {
         }
         int access = c.u32("access_flags");
         checkAccess(access);
+        access &= ~OPTIONAL; // sent once GET_CONTEXT reports IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS
         ProtectionDomain pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));
         MemoryRegion mr = c.file.device.hca().registerMr(pd, start, c.u("length"), iova, access, memoryOf(c));
         UObject<MemoryRegion> u = c.file.objects.add(ObjectType.MR, mr, 0);
@@ -80,6 +83,7 @@ final class MrCommands {
         if ((flags & REREG_ACCESS) != 0) {
             checkAccess(access);
         }
+        access &= ~OPTIONAL;
         ProtectionDomain pd = null;
         if ((flags & REREG_PD) != 0) {
             pd = c.file.objects.read(ObjectType.PD, c.u("pd_handle"));

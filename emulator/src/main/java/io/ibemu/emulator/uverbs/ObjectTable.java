@@ -32,6 +32,33 @@ final class ObjectTable {
 
     /** Allocates the lowest free handle for {@code object}. */
     synchronized <T> UObject<T> add(ObjectType type, T object, long userHandle) {
+        int handle = lowestFree();
+        UObject<T> u = new UObject<>(type, handle, object, userHandle, created++);
+        objects.put(handle, u);
+        added.accept(type, object);
+        return u;
+    }
+
+    /**
+     * idr_add_uobj for the ioctl path: the lowest free handle is taken now, for an object the
+     * method's handler makes later; lookups do not find it until {@link #commit}.
+     */
+    synchronized UObject<Object> reserve(ObjectType type) {
+        int handle = lowestFree();
+        UObject<Object> u = new UObject<>(type, handle, null, 0, created++);
+        objects.put(handle, u);
+        return u;
+    }
+
+    /** The reserved handle now names {@code object} (rdma_alloc_commit_uobject). */
+    synchronized <T> UObject<T> commit(UObject<?> reserved, T object, long userHandle) {
+        UObject<T> u = new UObject<>(reserved.type(), reserved.handle(), object, userHandle, reserved.order());
+        objects.replace(reserved.handle(), reserved, u);
+        added.accept(u.type(), object);
+        return u;
+    }
+
+    private int lowestFree() {
         int handle = 0;
         for (Integer used : objects.keySet()) {
             if (used != handle) {
@@ -39,16 +66,16 @@ final class ObjectTable {
             }
             handle++;
         }
-        UObject<T> u = new UObject<>(type, handle, object, userHandle, created++);
-        objects.put(handle, u);
-        added.accept(type, object);
-        return u;
+        return handle;
     }
 
     /** The object of {@code type} at {@code handle}: ENOENT if none, EINVAL if of another type. */
     synchronized <T> UObject<T> get(ObjectType type, long handle) throws Errno {
-        UObject<?> u = handle < 0 || handle > Integer.MAX_VALUE ? null : objects.get((int) handle);
-        if (u == null) {
+        if (handle < 0) {
+            throw Errno.of(Errno.EINVAL); // lookup_get_idr_uobject: an ioctl's s64 id below 0
+        }
+        UObject<?> u = handle > Integer.MAX_VALUE ? null : objects.get((int) handle);
+        if (u == null || u.object() == null) {
             throw Errno.of(Errno.ENOENT);
         }
         if (u.type() != type) {
@@ -95,7 +122,7 @@ final class ObjectTable {
     synchronized int count(ObjectType type) {
         int n = 0;
         for (UObject<?> u : objects.values()) {
-            if (u.type() == type) {
+            if (u.type() == type && u.object() != null) {
                 n++;
             }
         }
@@ -106,7 +133,7 @@ final class ObjectTable {
     synchronized List<UObject<?>> newestFirst(Predicate<UObject<?>> filter) {
         List<UObject<?>> list = new ArrayList<>();
         for (UObject<?> u : objects.values()) {
-            if (filter.test(u)) {
+            if (u.object() != null && filter.test(u)) {
                 list.add(u);
             }
         }
@@ -115,6 +142,6 @@ final class ObjectTable {
     }
 
     synchronized boolean isEmpty() {
-        return objects.isEmpty();
+        return objects.values().stream().allMatch(u -> u.object() == null);
     }
 }

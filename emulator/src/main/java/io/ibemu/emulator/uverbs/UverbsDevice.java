@@ -10,6 +10,7 @@ import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
 import io.ibemu.emulator.uverbs.provider.Driver;
+import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
@@ -69,14 +70,28 @@ public final class UverbsDevice implements CharDevice {
     private final Function<VerbsOwner, HostMemory> memory;
     private final ProviderProfile profile;
     private final Driver driver;
+    /** The ioctl tree the device serves; null for a write()-only kernel. */
+    private final Uapi<UverbsFile> uapi;
+    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver id ioctl headers must carry. */
+    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()));
+        this(hca, index, KernelAbi.newest());
+    }
+
+    /** The device of {@code hca} presenting {@code abi}'s verbs ABI. */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi);
     }
 
     /** With {@code memory} giving each registering process's memory as the HCA reaches it. */
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory) {
+        this(hca, index, memory, KernelAbi.newest());
+    }
+
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
+        this.uapi = abi.tree();
         this.hca = hca;
         this.index = index;
         this.memory = memory;
@@ -86,6 +101,15 @@ public final class UverbsDevice implements CharDevice {
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
         reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
+    }
+
+    /** The ioctl tree, or null when the device serves write() only. */
+    Uapi<UverbsFile> uapi() {
+        return uapi;
+    }
+
+    long driverId() {
+        return DRIVER_ID;
     }
 
     HostMemory memoryOf(VerbsOwner owner) {
@@ -102,7 +126,7 @@ public final class UverbsDevice implements CharDevice {
             for (UverbsFile f : files) {
                 UverbsFile.Context c = f.context();
                 if (c != null) {
-                    c.asyncEvents().asyncEvent(port, type, null);
+                    c.asyncEvent(port, type, null);
                 }
             }
             return;
@@ -111,7 +135,7 @@ public final class UverbsDevice implements CharDevice {
         if (o != null) {
             UverbsFile.Context c = o.file().context();
             if (c != null) {
-                c.asyncEvents().asyncEvent(o.object().userHandle(), type, o.object());
+                c.asyncEvent(o.object().userHandle(), type, o.object());
             }
         }
     }

@@ -10,6 +10,10 @@ import io.ibemu.devfs.device.ReadResult;
 import io.ibemu.devfs.device.SharedMemory;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.kernel.CField;
+import io.ibemu.emulator.uverbs.ioctl.IoctlHeader;
+import io.ibemu.emulator.uverbs.ioctl.Uapi;
+import io.ibemu.emulator.uverbs.ioctl.UapiIds;
+import io.ibemu.emulator.uverbs.ioctl.VerbsIoctl;
 import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.provider.QueueMemory;
@@ -48,15 +52,53 @@ final class UverbsFile implements MappableFile {
 
     final UverbsDevice device;
     final ObjectTable objects;
+    private final FileObjects uobjects = new FileObjects(this);
     /** The completion channels this context created, by the descriptor number the caller got. */
     final Map<Integer, EventFile> channels = new ConcurrentHashMap<>();
+    /** Every async event file of the context (GET_CONTEXT's, each ASYNC_EVENT/ALLOC's), by descriptor. */
+    final Map<Integer, EventFile> asyncFiles = new ConcurrentHashMap<>();
     private volatile Context context;
     /** The memory this open file's mapped queues live in; null where the file cannot be mapped. */
     private volatile QueueMemory queueMemory;
     private boolean released; // guarded by this
 
-    /** What GET_CONTEXT creates: ib_ucontext and its async event file. */
-    record Context(EventFile asyncEvents, int ownerPid) {
+    /**
+     * What GET_CONTEXT creates: ib_ucontext, and the file's default async event file
+     * (default_async_file), which write()'s GET_CONTEXT makes at once and the ioctl path makes
+     * by the first ASYNC_EVENT/ALLOC (ib_uverbs_init_async_event_file).
+     */
+    static final class Context {
+        private final int ownerPid;
+        private volatile EventFile asyncEvents;
+
+        Context(EventFile asyncEvents, int ownerPid) {
+            this.asyncEvents = asyncEvents;
+            this.ownerPid = ownerPid;
+        }
+
+        int ownerPid() {
+            return ownerPid;
+        }
+
+        /** The default async event file, or null before one was allocated. */
+        EventFile asyncEvents() {
+            return asyncEvents;
+        }
+
+        /** The first async event file becomes the default: events go there. */
+        synchronized void adoptAsyncEvents(EventFile f) {
+            if (asyncEvents == null) {
+                asyncEvents = f;
+            }
+        }
+
+        /** An event for the default async event file, if there is one yet. */
+        void asyncEvent(long element, int type, UObject<?> object) {
+            EventFile f = asyncEvents;
+            if (f != null) {
+                f.asyncEvent(element, type, object);
+            }
+        }
     }
 
     UverbsFile(UverbsDevice device) {
@@ -137,20 +179,26 @@ final class UverbsFile implements MappableFile {
             if (device.isGone()) {
                 throw Errno.of(Errno.EIO); // ib_uverbs_free_hw_resources: the device was removed
             }
-            if (Commands.needsContextBeforeRequest(spec)) {
-                requireContext();
-            }
-            if (Commands.readsOneStruct(spec)) {
-                requireClearTail(c);
-            }
-            if (Commands.needsContext(spec)) {
-                requireContext();
-            }
-            spec.handler().run(c);
+            run(c);
         } finally {
             running.unlock();
         }
         return count;
+    }
+
+    /** A write command past its framing, whichever path brought it (write() or INVOKE_WRITE). */
+    void run(Command c) throws Errno {
+        WriteCommand spec = c.spec;
+        if (spec.context() == WriteCommand.ContextUse.BEFORE_REQUEST) {
+            requireContext();
+        }
+        if (spec != Commands.NOT_SUPPORTED && !spec.inPieces()) {
+            requireClearTail(c);
+        }
+        if (spec.context() == WriteCommand.ContextUse.AFTER_REQUEST) {
+            requireContext();
+        }
+        spec.handler().run(c);
     }
 
     /**
@@ -236,10 +284,49 @@ final class UverbsFile implements MappableFile {
         throw Errno.of(Errno.EINVAL);
     }
 
-    /** RDMA_VERBS_IOCTL is not offered: libibverbs then uses write() for the whole context. */
+    /** Without the argument's address no attribute can be read: as a file without the ioctl path. */
     @Override
     public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
         throw Errno.of(Errno.ENOTTY);
+    }
+
+    /**
+     * ib_uverbs_ioctl: RDMA_VERBS_IOCTL runs a method of the device's tree; any other command,
+     * or a device presenting a write()-only kernel, is ENOTTY (-ENOIOCTLCMD), and libibverbs
+     * then uses write() for the whole context.
+     */
+    @Override
+    public IoctlResult ioctl(Caller caller, int cmd, long arg, byte[] in) throws Errno {
+        Uapi<UverbsFile> uapi = device.uapi();
+        if (cmd != IoctlHeader.RDMA_VERBS_IOCTL || uapi == null) {
+            throw Errno.of(Errno.ENOTTY);
+        }
+        Lock running = device.commandRunning();
+        running.lock();
+        try {
+            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in);
+        } finally {
+            running.unlock();
+        }
+        return IoctlResult.ok();
+    }
+
+    /** The ids of the file's objects of one ioctl object type, oldest first (ufile->uobjects). */
+    List<Integer> handles(int objectId) {
+        ObjectType type = ObjectType.ofUapi(objectId);
+        if (type != null) {
+            List<Integer> list = new ArrayList<>();
+            for (UObject<?> u : objects.newestFirst(u -> u.type() == type)) {
+                list.add(0, u.handle());
+            }
+            return list;
+        }
+        Map<Integer, EventFile> files = switch (objectId) {
+            case UapiIds.OBJECT_ASYNC_EVENT -> asyncFiles;
+            case UapiIds.OBJECT_COMP_CHANNEL -> channels;
+            default -> Map.of();
+        };
+        return new ArrayList<>(new java.util.TreeSet<>(files.keySet()));
     }
 
     /** Without .poll in uverbs_fops the VFS reports the file always ready (DEFAULT_POLLMASK). */
@@ -270,20 +357,15 @@ final class UverbsFile implements MappableFile {
      */
     void disassociate() {
         destroyObjects();
-        Context c = context;
-        if (c != null) {
-            c.asyncEvents().asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null);
-        }
+        // uverbs_async_event_destroy_uobj: every async event file gets it
+        asyncFiles.values().forEach(f -> f.asyncEvent(0, AsyncEvent.Type.DEVICE_FATAL.code(), null));
         channels.values().forEach(EventFile::close);
     }
 
     /** At the last close: every object (none left after a disassociate), then the async queue. */
     void destroyAll() {
         destroyObjects();
-        Context c = context;
-        if (c != null) {
-            c.asyncEvents().close();
-        }
+        asyncFiles.values().forEach(EventFile::close);
     }
 
     /**

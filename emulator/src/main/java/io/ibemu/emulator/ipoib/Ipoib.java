@@ -1,0 +1,281 @@
+package io.ibemu.emulator.ipoib;
+
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.hca.Hca;
+import java.io.IOException;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * IP over InfiniBand in the daemon: one {@link IpoibInterface} per local HCA port, named ib0,
+ * ib1, ... in port order (HCAs in order, then their ports), each given the next address of the
+ * configured IPv4 network. Runs only in a network namespace of the daemon's own: it creates
+ * interfaces and configures them with ip(8), which must never touch the host's.
+ */
+public final class Ipoib implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger("ipoib");
+    /** The default partition's P_Key (full member): ib0's. */
+    static final int DEFAULT_PKEY = 0xFFFF;
+
+    /** {@code network}: where the interfaces' addresses come from, in port order (first host first). */
+    public record Config(Network network) {
+    }
+
+    /** An IPv4 network in CIDR notation, e.g. 169.254.77.0/24. */
+    public record Network(int base, int prefix) {
+        public static final String DEFAULT = "169.254.77.0/24";
+
+        public static Network parse(String cidr) {
+            String[] parts = cidr.split("/", -1);
+            try {
+                if (parts.length != 2) {
+                    throw new IllegalArgumentException();
+                }
+                InetAddress a = InetAddress.getByName(parts[0]);
+                int prefix = Integer.parseInt(parts[1]);
+                if (!(a instanceof Inet4Address) || !parts[0].matches("[0-9.]+") || prefix < 1 || prefix > 30) {
+                    throw new IllegalArgumentException();
+                }
+                byte[] b = a.getAddress();
+                int base = (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
+                return new Network(base & (int) (0xFFFFFFFFL << (32 - prefix)), prefix);
+            } catch (IllegalArgumentException | UnknownHostException e) {
+                throw new IllegalArgumentException("--ipoib-net " + cidr
+                        + ": not an IPv4 network in CIDR notation with a prefix of 1 to 30 bits (e.g. "
+                        + DEFAULT + ")");
+            }
+        }
+
+        int hosts() {
+            return (1 << (32 - prefix)) - 2;
+        }
+
+        /** The n-th host address (from 1) with its prefix, as ip(8) takes it. */
+        String host(int n) {
+            int a = base + n;
+            return (a >>> 24) + "." + (a >>> 16 & 0xFF) + "." + (a >>> 8 & 0xFF) + "." + (a & 0xFF) + "/" + prefix;
+        }
+    }
+
+    /** A network interface: its name and ifindex. */
+    public record Link(String name, int ifindex) {
+    }
+
+    /** A local HCA and its verbs model. */
+    public record Adapter(LocalHca local, Hca hca) {
+    }
+
+    /** The port interfaces in port order, then P_Key children as made. */
+    private final List<IpoibInterface> interfaces;
+    private final MadLayer layer;
+
+    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer) {
+        this.interfaces = interfaces;
+        this.layer = layer;
+    }
+
+    /** Creates, addresses and starts the interfaces of every port of {@code adapters}. */
+    public static Ipoib start(Config config, MadLayer layer, List<Adapter> adapters) throws IOException {
+        requireOwnNetworkNamespace();
+        int ports = adapters.stream().mapToInt(a -> a.local().node().portCount()).sum();
+        if (ports > config.network().hosts()) {
+            throw new IOException("--ipoib-net " + config.network().host(0) + " has room for "
+                    + config.network().hosts() + " addresses, the local HCAs have " + ports
+                    + " ports: give a larger network");
+        }
+        List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Ipoib ipoib = new Ipoib(made, layer);
+        try {
+            List<String> script = new ArrayList<>(List.of("link set dev lo up"));
+            for (Adapter a : adapters) {
+                for (int p = 1; p <= a.local().node().portCount(); p++) {
+                    IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
+                            DEFAULT_PKEY, null);
+                    made.add(i);
+                    script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
+                            + IpoibInterface.DATAGRAM_MTU);
+                    script.add("address add " + config.network().host(made.size()) + " brd + dev " + i.name());
+                    script.add("link set dev " + i.name() + " up");
+                }
+            }
+            // ping -b to the broadcast address is how the broadcast group is seen answering
+            sysctl("net/ipv4/icmp_echo_ignore_broadcasts", "0");
+            ip(script);
+            for (IpoibInterface i : made) {
+                i.start();
+            }
+            return ipoib;
+        } catch (IOException | RuntimeException e) {
+            ipoib.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Refuses to run in the network namespace of the process that started the daemon (or of pid 1):
+     * the interfaces and ip(8) commands would land in the host's.
+     */
+    private static void requireOwnNetworkNamespace() throws IOException {
+        Path mine = Files.readSymbolicLink(Path.of("/proc/self/ns/net"));
+        List<Long> others = new ArrayList<>();
+        ProcessHandle.current().parent().ifPresent(p -> others.add(p.pid()));
+        others.add(1L);
+        boolean compared = false;
+        for (long pid : others) {
+            Path theirs;
+            try {
+                theirs = Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "net"));
+            } catch (IOException e) {
+                continue;
+            }
+            compared = true;
+            if (theirs.equals(mine)) {
+                throw new IOException("--ipoib: the daemon shares its network namespace with process " + pid
+                        + "; it creates interfaces only in one of its own (scripts/ibemu starts it with unshare -n)");
+            }
+        }
+        if (!compared) {
+            throw new IOException("--ipoib: cannot tell whether the daemon has a network namespace of its own "
+                    + "(neither its parent's nor pid 1's /proc/PID/ns/net is readable)");
+        }
+    }
+
+    private static void sysctl(String key, String value) throws IOException {
+        Files.writeString(Path.of("/proc/sys").resolve(key), value + "\n");
+    }
+
+    private static void ip(List<String> script) throws IOException {
+        Process p = new ProcessBuilder("ip", "-batch", "-").redirectErrorStream(true).start();
+        p.getOutputStream().write((String.join("\n", script) + "\n").getBytes(StandardCharsets.US_ASCII));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            if (p.waitFor() != 0) {
+                throw new IOException("ip -batch: " + out.strip());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while configuring the interfaces");
+        }
+    }
+
+    /**
+     * The interface of {@code hca}'s {@code port} with its index, while it is in the daemon's
+     * network namespace (moved elsewhere, RDMA netlink no longer names it, as net_eq decides).
+     */
+    public Optional<Link> netdev(LocalHca hca, int port) {
+        for (IpoibInterface i : interfaces) {
+            if (i.serves(hca, port)) {
+                try {
+                    NetworkInterface n = NetworkInterface.getByName(i.name());
+                    return n == null ? Optional.empty() : Optional.of(new Link(i.name(), n.getIndex()));
+                } catch (SocketException e) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * create_child (ipoib_vlan_add): a P_Key child of {@code parentName} on the same port, named
+     * PARENT.PKEY, its own UD QP in that partition joining the partition's broadcast group. Made
+     * down and without an address, as the kernel makes it. The full-member bit is set.
+     */
+    public synchronized String addChild(String parentName, int pkey) throws IOException {
+        IpoibInterface parent = find(parentName);
+        if (parent == null || parent.parent() != null) {
+            throw new IOException("no port interface " + parentName);
+        }
+        if (pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
+            throw new IOException("P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
+        }
+        int key = pkey | 0x8000;
+        String name = String.format("%s.%04x", parentName, key);
+        for (IpoibInterface i : interfaces) {
+            if (i.parent() == parent && i.pkey() == key) {
+                throw new IOException(name + " exists");
+            }
+        }
+        IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
+                key, parent);
+        try {
+            ip(List.of("link set dev " + name + " address " + MacMap.format(child.mac()) + " mtu "
+                    + IpoibInterface.DATAGRAM_MTU));
+        } catch (IOException e) {
+            child.close();
+            throw e;
+        }
+        interfaces.add(child);
+        child.start();
+        return name;
+    }
+
+    /** delete_child (ipoib_vlan_delete): only a child goes. */
+    public synchronized void removeChild(String name) throws IOException {
+        IpoibInterface child = find(name);
+        if (child == null || child.parent() == null) {
+            throw new IOException("no P_Key child " + name);
+        }
+        interfaces.remove(child);
+        // unregister the netdev first: the transmitter's blocked read holds the TAP file open
+        try {
+            ip(List.of("link delete dev " + name));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", name, e.getMessage());
+        }
+        child.close();
+    }
+
+    private IpoibInterface find(String name) {
+        return interfaces.stream().filter(i -> i.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /**
+     * `ctl ipoib [child add IFACE PKEY | child remove NAME]`: the listing, or a P_Key child made
+     * or removed (what writing create_child/delete_child does on a kernel's IPoIB).
+     */
+    public List<String> command(List<String> args) throws IOException {
+        if (args.isEmpty()) {
+            return describe();
+        }
+        if (args.size() == 4 && args.get(0).equals("child") && args.get(1).equals("add")) {
+            int pkey;
+            try {
+                pkey = Integer.decode(args.get(3));
+            } catch (NumberFormatException e) {
+                throw new IOException("P_Key " + args.get(3) + " is not a number (e.g. 0x8001)");
+            }
+            return List.of(addChild(args.get(2), pkey));
+        }
+        if (args.size() == 3 && args.get(0).equals("child") && args.get(1).equals("remove")) {
+            removeChild(args.get(2));
+            return List.of();
+        }
+        throw new IOException("usage: ipoib [child add IFACE PKEY | child remove NAME]");
+    }
+
+    /** What `ctl ipoib` prints: per interface a line, then a line per neighbour. */
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        for (IpoibInterface i : interfaces) {
+            lines.addAll(i.describe());
+        }
+        return lines;
+    }
+
+    @Override
+    public void close() {
+        interfaces.forEach(IpoibInterface::close);
+    }
+}

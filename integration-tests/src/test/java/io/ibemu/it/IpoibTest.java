@@ -1,0 +1,131 @@
+package io.ibemu.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * IP over InfiniBand (--ipoib): ib0 and ib1 for two local HCAs separated by two switches, under
+ * OpenSM, carry ping, ARP, a broadcast ping and TCP across the fabric, stop at a cut cable and
+ * resume after the restore (src/test/python/ipoib_check.py); the host's interfaces, addresses,
+ * routes and neighbours are the same afterwards. Under --sm preset (no SA) the interfaces exist
+ * without carrier, as a host's IPoIB whose broadcast join no SA answers; without --ipoib the
+ * instance shares the host's network namespace as before.
+ */
+class IpoibTest {
+    private static final Path TOPOLOGY = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
+
+    /** The host's ip addr, ip route and neighbour entries (address, device, link-layer address; no states). */
+    private static Set<String> hostNetwork() {
+        Set<String> view = new TreeSet<>();
+        for (String line : Ibemu.host("ip", "-o", "addr").assertOk().lines()) {
+            view.add("addr " + line.replaceAll("\\s+valid_lft.*", ""));
+        }
+        for (String line : Ibemu.host("ip", "route").assertOk().lines()) {
+            view.add("route " + line);
+        }
+        for (String line : Ibemu.host("ip", "neigh").assertOk().lines()) {
+            String[] t = line.trim().split("\\s+");
+            int lladdr = List.of(t).indexOf("lladdr");
+            view.add("neigh " + t[0] + " " + t[2] + (lladdr > 0 ? " " + t[lladdr + 1] : ""));
+        }
+        return view;
+    }
+
+    @Test
+    void pingArpTcpAndALinkCutAcrossTheFabricUnderOpenSm() {
+        Set<String> before = hostNetwork();
+        try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--local", "b", "--sm",
+                "opensm", "--ipoib")) {
+            Path script = Ibemu.root().resolve("integration-tests/src/test/python/ipoib_check.py");
+            Tap.assertPassed(ib.exec(Duration.ofSeconds(600), "/usr/bin/python3", script.toString(),
+                    Ibemu.script().toString(), ib.name(), "a"));
+            assertFalse(Ibemu.host("ip", "-o", "link").assertOk().stdout().contains(" ib0:"),
+                    "the host has no ib0 while the instance runs");
+        }
+        Set<String> after = hostNetwork();
+        Set<String> neighBefore = new TreeSet<>(before);
+        // neighbours come and go on the host by themselves; only ours must never appear
+        neighBefore.removeIf(s -> s.startsWith("neigh"));
+        Set<String> addrRouteAfter = new TreeSet<>(after);
+        addrRouteAfter.removeIf(s -> s.startsWith("neigh"));
+        assertEquals(neighBefore, addrRouteAfter, "the host's addresses and routes");
+        assertTrue(after.stream().noneMatch(s -> s.contains("169.254.77.")), "no neighbour of the IPoIB network on the host: " + after);
+    }
+
+    /**
+     * P_Key children (ctl ipoib child add, as create_child): OpenSM's partition 0x8001 holds the
+     * ports of a and b, not c; ib0.8001 and ib1.8001 talk, ib2.8001 has no carrier
+     * (src/test/python/ipoib_pkey_check.py).
+     */
+    @Test
+    void pkeyChildrenTalkOnlyWhereThePortsHoldTheKey() throws java.io.IOException {
+        Path partitions = Files.createTempFile(Ibemu.tmpDir(), "partitions", ".conf");
+        try {
+            // port GUIDs of three-hosts.net's a and b (the topology's deterministic numbering)
+            Files.writeString(partitions, """
+                    Default=0x7fff, ipoib : ALL=full ;
+                    blue=0x8001, ipoib : 0x0011750000000101=full, 0x0011750000000201=full ;
+                    """);
+            Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/three-hosts.net");
+            try (Ibemu ib = Ibemu.start(Map.of("IBEMU_SM_OPTS", "-P " + partitions), "--topology",
+                    topology.toString(), "--local", "a", "--local", "b", "--local", "c", "--sm", "opensm", "--ipoib")) {
+                Path script = Ibemu.root().resolve("integration-tests/src/test/python/ipoib_pkey_check.py");
+                Tap.assertPassed(ib.exec(Duration.ofSeconds(600), "/usr/bin/python3", script.toString(),
+                        Ibemu.script().toString(), ib.name()));
+            }
+        } finally {
+            Files.deleteIfExists(partitions);
+        }
+    }
+
+    @Test
+    void underPresetWithoutSaTheInterfacesHaveNoCarrier() {
+        try (Ibemu ib = Ibemu.start(Map.of("IBEMU_IPOIB", "1"), "--topology", TOPOLOGY.toString(), "--local", "a",
+                "--local", "b", "--sm", "preset", "--ipoib-net", "10.77.0.0/16")) {
+            String links = ib.exec("ip", "-o", "link").assertOk().stdout();
+            assertTrue(links.matches("(?s).*\\bib0: <NO-CARRIER,[^>]*UP>.*") && links.contains("ib1: <NO-CARRIER"),
+                    "no carrier: the broadcast join has no SA to answer it\n" + links);
+            String addrs = ib.exec("ip", "-o", "-4", "addr").assertOk().stdout();
+            assertTrue(addrs.contains("ib0    inet 10.77.0.1/16") && addrs.contains("ib1    inet 10.77.0.2/16"), addrs);
+            assertEquals("ib0\nib1\nlo\n", ib.exec("ls", "/sys/class/net").assertOk().stdout(),
+                    "/sys/class/net shows the instance's network namespace, not the host's");
+            assertEquals("2", ib.cat("/sys/class/net/ib0/ifindex"));
+            // what rdma-core's pyverbs tests look for to find a device's interface (tests/base.py)
+            assertEquals("ib1\n", ib.exec("ls", "/sys/class/infiniband/ibemu1/device/net").assertOk().stdout());
+            assertEquals("2", ib.cat("/sys/class/infiniband/ibemu0/device/net/ib0/ifindex"));
+            String rdma = ib.exec("rdma", "link").assertOk().stdout();
+            assertTrue(rdma.matches("(?s)link ibemu0/1 .* netdev ib0 *\nlink ibemu1/1 .* netdev ib1 *\n"), rdma);
+            String table = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib").assertOk().stdout();
+            assertTrue(table.contains("ib0 port ibemu0/1 address 00:") && table.contains("carrier off"), table);
+        }
+    }
+
+    @Test
+    void withoutIpoibTheInstanceSharesTheHostsNetwork() {
+        try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--sm", "none")) {
+            assertEquals(Ibemu.host("ip", "-o", "link").assertOk().stdout().replaceAll("state \\w+", ""),
+                    ib.exec("ip", "-o", "link").assertOk().stdout().replaceAll("state \\w+", ""));
+            Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib");
+            assertFalse(r.ok());
+            assertTrue(r.stderr().contains("without --ipoib"), r.toString());
+        }
+    }
+
+    @Test
+    void aBadNetworkIsRefusedWithWhatToChange() {
+        Result r = Ibemu.ibemu("run", "--topology", TOPOLOGY.toString(), "--local", "a", "--ipoib", "--ipoib-net",
+                "10.1.2.3/33", "--", "true");
+        assertFalse(r.ok());
+        assertTrue(r.stderr().contains("--ipoib-net 10.1.2.3/33: not an IPv4 network in CIDR notation"), r.toString());
+    }
+}
