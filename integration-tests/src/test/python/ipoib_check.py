@@ -123,6 +123,10 @@ def main(launcher, instance, cut_node):
     check(f"ib0    inet {ADDR_A}/24" in addrs and f"ib1    inet {ADDR_B}/24" in addrs
           and "lo    inet 127.0.0.1/8" in addrs, "addresses in port order from 169.254.77.0/24, lo up", addrs)
 
+    v6 = run(["ip", "-6", "-o", "addr", "show", "dev", "ib0"]).stdout
+    check("inet6 fe80::211:7500:0:101/64 scope link" in v6,
+          "ib0's link-local address is its port GUID's (addrconf_ifid_infiniband), not the MAC's", v6)
+
     peer = Peer()
     try:
         run(["ip", "link", "set", "ib1", "netns", str(peer.holder.pid)], check=True)

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code scripts/ibemu ui} in Debian's headless Chromium: the page's DOM holds every node and
- * cable of the running fabric, the ports' counters, the verbs objects and a drop rule once set,
- * a screenshot is taken, and a cable cut
+ * cable of the running fabric, the ports' counters, the verbs objects, a drop rule once set and
+ * a node's ports once it is clicked; a screenshot is taken, and a cable cut
  * with {@code ctl link cut} reaches the page by itself (server-sent events). The product
  * promises a second; the test waits generously and reports the latency it saw.
  */
@@ -46,11 +46,18 @@ class LivePageTest {
                 await(browser, "document.getElementById('faults').textContent",
                         s -> s != null && s.contains("sw2[1] drops 10% of its packets"));
 
+                // a node picked in the drawing shows its ports
+                browser.evaluate("document.getElementById('node:sw1').dispatchEvent(new MouseEvent('click', "
+                        + "{bubbles: true})), 'clicked'");
+                await(browser, "document.getElementById('node').textContent",
+                        s -> s != null && s.contains("\"sw1\"") && s.contains("[8] Active/LinkUp"));
+
                 long t0 = System.nanoTime();
                 Ibemu.ibemu("ctl", "--name", ib.name(), "link", "cut", "sw1", "8").assertOk();
                 long t1 = System.nanoTime();
                 await(browser, STROKE, "#c62828"::equals);
                 long t2 = System.nanoTime();
+                await(browser, "document.getElementById('node').textContent", s -> s != null && s.contains(" cut"));
                 System.out.printf("ctl link cut reached the page's DOM %d ms after ctl started (its JVM included), %d ms"
                         + " after it returned (promise: within a second)%n", (t2 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
 

@@ -135,24 +135,8 @@ final class CtlCommand implements Callable<Integer> {
             request.remove(y);
         }
         boolean stdout = file.equals("-");
-        Pcap.Linktype type = linktype;
-        // the file is made once the daemon says the port is tapped: a refused capture leaves none
-        OutputStream[] out = new OutputStream[1];
-        Pcap[] pcap = new Pcap[1];
-        try {
-            String error = ControlClient.stream(state, request, line -> {
-                if (line.startsWith("frame ") && pcap[0] != null) {
-                    String[] f = line.split(" ", 4);
-                    pcap[0].write(new Frame(Long.parseLong(f[1]), f[2].equals("out"), HexFormat.of().parseHex(f[3])));
-                } else if (line.startsWith(ControlServer.CAPTURING)) {
-                    out[0] = stdout ? new FileOutputStream(FileDescriptor.out)
-                            : new BufferedOutputStream(Files.newOutputStream(Path.of(file)));
-                    pcap[0] = new Pcap(out[0], type);
-                    System.err.println("ibemu ctl: " + line);
-                } else if (!line.equals("idle")) {
-                    System.err.println("ibemu ctl: " + line);
-                }
-            });
+        try (PcapSink sink = new PcapSink(stdout ? null : Path.of(file), linktype)) {
+            String error = ControlClient.stream(state, request, sink);
             if (error != null) {
                 System.err.println("ibemu ctl: " + error);
                 return 1;
@@ -162,10 +146,44 @@ final class CtlCommand implements Callable<Integer> {
             // a reader that closed the pipe (tshark -c N) ends the capture, as for tcpdump
             System.err.println("ibemu ctl: capture: " + e.getMessage());
             return stdout ? 0 : 1;
-        } finally {
-            if (out[0] != null) {
+        }
+    }
+
+    /**
+     * A capture's reply lines written as pcap: the file (null: stdout) is made when the daemon
+     * says the port is tapped, so a refused capture leaves none; other lines go to stderr.
+     */
+    private static final class PcapSink implements ControlClient.LineSink, AutoCloseable {
+        private final Path file;
+        private final Pcap.Linktype linktype;
+        private OutputStream out;
+        private Pcap pcap;
+
+        PcapSink(Path file, Pcap.Linktype linktype) {
+            this.file = file;
+            this.linktype = linktype;
+        }
+
+        @Override
+        public void line(String line) throws IOException {
+            if (line.startsWith("frame ") && pcap != null) {
+                String[] f = line.split(" ", 4);
+                pcap.write(new Frame(Long.parseLong(f[1]), f[2].equals("out"), HexFormat.of().parseHex(f[3])));
+            } else if (line.startsWith(ControlServer.CAPTURING)) {
+                out = file == null ? new FileOutputStream(FileDescriptor.out)
+                        : new BufferedOutputStream(Files.newOutputStream(file));
+                pcap = new Pcap(out, linktype);
+                System.err.println("ibemu ctl: " + line);
+            } else if (!line.equals("idle")) {
+                System.err.println("ibemu ctl: " + line);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (out != null) {
                 try {
-                    out[0].close();
+                    out.close();
                 } catch (IOException ignored) {
                     // the reader is gone
                 }

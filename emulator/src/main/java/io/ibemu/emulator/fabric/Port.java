@@ -1,5 +1,6 @@
 package io.ibemu.emulator.fabric;
 
+import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.MellanoxAttribute;
 import io.ibemu.emulator.mad.PortCounters;
 import io.ibemu.emulator.mad.PortCountersExtended;
@@ -420,11 +421,11 @@ public final class Port {
         }
         int attribute = dropAttribute;
         if (attribute >= 0) {
-            if (mad.length < 18 || ((mad[16] & 0xFF) << 8 | (mad[17] & 0xFF)) != attribute) {
+            if (mad.length < Mad.HEADER_SIZE || Mad.attributeId(mad) != attribute) {
                 return false;
             }
             int[] classes = dropClasses;
-            if (classes.length > 0 && Arrays.stream(classes).noneMatch(c -> c == (mad[1] & 0xFF))) {
+            if (classes.length > 0 && Arrays.stream(classes).noneMatch(c -> c == Mad.mgmtClass(mad))) {
                 return false;
             }
         }

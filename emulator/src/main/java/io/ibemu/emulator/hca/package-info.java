@@ -5,7 +5,8 @@
  * the kernel's soft-RoCE driver (drivers/infiniband/sw/rxe) is: {@link
  * io.ibemu.emulator.hca.Requester} sends, {@link io.ibemu.emulator.hca.Responder} receives, {@link
  * io.ibemu.emulator.hca.Completer} finishes work requests, {@link io.ibemu.emulator.hca.DataLink}
- * carries packets.
+ * carries packets, {@link io.ibemu.emulator.hca.QpModify} is modify_qp (rxe_qp.c) and {@link
+ * io.ibemu.emulator.hca.MemoryRegistration} memory registration and its keys (rxe_mr.c).
  *
  * <p>No ABI byte layout lives here: the uverbs layer decodes commands and calls {@link
  * io.ibemu.emulator.hca.Hca}. Errors are {@link io.ibemu.kernel.Errno} with the errno the kernel

@@ -104,6 +104,7 @@ public final class Ipoib implements AutoCloseable {
                     made.add(i);
                     script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
                             + IpoibInterface.DATAGRAM_MTU);
+                    script.addAll(linkLocal(i));
                     script.add("address add " + config.network().host(made.size()) + " brd + dev " + i.name());
                     script.add("link set dev " + i.name() + " up");
                 }
@@ -119,6 +120,19 @@ public final class Ipoib implements AutoCloseable {
             ipoib.close();
             throw e;
         }
+    }
+
+    /**
+     * The IPv6 link-local address the kernel gives an IPoIB interface (addrconf_ifid_infiniband:
+     * the port GUID with the universal/local bit inverted), instead of the one the stand-in MAC
+     * would give.
+     */
+    private static List<String> linkLocal(IpoibInterface i) {
+        long id = i.address().guid() ^ 0x0200000000000000L;
+        String address = String.format("fe80::%x:%x:%x:%x", id >>> 48, id >>> 32 & 0xFFFF, id >>> 16 & 0xFFFF,
+                id & 0xFFFF);
+        return List.of("link set dev " + i.name() + " addrgenmode none",
+                "address add " + address + "/64 dev " + i.name() + " scope link");
     }
 
     /**
@@ -210,8 +224,10 @@ public final class Ipoib implements AutoCloseable {
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
                 key, parent);
         try {
-            ip(List.of("link set dev " + name + " address " + MacMap.format(child.mac()) + " mtu "
-                    + IpoibInterface.DATAGRAM_MTU));
+            List<String> script = new ArrayList<>(List.of("link set dev " + name + " address "
+                    + MacMap.format(child.mac()) + " mtu " + IpoibInterface.DATAGRAM_MTU));
+            script.addAll(linkLocal(child));
+            ip(script);
         } catch (IOException e) {
             child.close();
             throw e;

@@ -41,6 +41,11 @@ public final class Mad {
         return (int) CLASS.get(mad, 0);
     }
 
+    /** The class of the MAD that starts at {@code base} of {@code b} (after a umad header). */
+    public static int mgmtClass(byte[] b, int base) {
+        return (int) CLASS.get(b, base);
+    }
+
     public static int classVersion(byte[] mad) {
         return (int) CLASS_VERSION.get(mad, 0);
     }

@@ -29,8 +29,6 @@ public final class Nldev implements NetlinkFamily {
     public static final int PROTOCOL = 20;
     static final int IB_DEVICE_NAME_MAX = 64;
     private static final int NODE_TYPE_CA = 1;
-    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver our HCAs present. */
-    private static final int DRIVER_QIB = 16;
     private static final int UMAD_ABI = 5;
     private static final String POLICY_MESSAGE = "Attribute failed policy validation";
 
@@ -306,7 +304,7 @@ public final class Nldev implements NetlinkFamily {
             if (port != -1) {
                 return Failure.of(Errno.EINVAL); // ib_uverbs_get_nl_info: no per-port device
             }
-            w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, DRIVER_QIB);
+            w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, UverbsDevice.DRIVER_ID); // what ioctl headers must carry
             major = UverbsDevice.MAJOR;
             minor = d.minor();
             abi = d.profile().abiVersion();

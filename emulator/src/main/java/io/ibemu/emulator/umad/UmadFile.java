@@ -273,7 +273,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
      * bytes; an RMPP-active message keeps its length (header plus all its data).
      */
     private static byte[] sendMessage(MadAgent agent, byte[] buf, int hdrSize, int count) throws Errno {
-        int cls = buf[hdrSize + 1] & 0xff;
+        int cls = Mad.mgmtClass(buf, hdrSize);
         int hdrLen = Mad.dataOffset(cls);
         boolean rmppActive = MgmtClass.isRmpp(cls) && agent.kernelRmpp()
                 && RmppHeader.active(buf, hdrSize);

@@ -29,7 +29,8 @@ final class Commands {
 
     private static final WriteCommand[] WRITE = {
         io(0, "GET_CONTEXT", Abi.RESPONSE_ONLY, Abi.GET_CONTEXT_RESP, true, ContextCommands::getContext),
-        io(1, "QUERY_DEVICE", Abi.RESPONSE_ONLY, Abi.QUERY_DEVICE_RESP, false, ContextCommands::queryDevice).contextFirst(),
+        io(1, "QUERY_DEVICE", Abi.RESPONSE_ONLY, Abi.QUERY_DEVICE_RESP, false, ContextCommands::queryDevice)
+                .contextFirst(),
         io(2, "QUERY_PORT", Abi.QUERY_PORT, Abi.QUERY_PORT_RESP, false, ContextCommands::queryPort).contextFirst(),
         io(3, "ALLOC_PD", Abi.RESPONSE_ONLY, Abi.ALLOC_PD_RESP, true, PdCommands::allocPd).allocates(),
         in(4, "DEALLOC_PD", Abi.DEALLOC_PD, false, PdCommands::deallocPd),

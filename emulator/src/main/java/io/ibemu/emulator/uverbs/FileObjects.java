@@ -22,11 +22,13 @@ final class FileObjects implements UObjects {
         if (type == null) {
             return descriptor(objectId, id);
         }
-        UObject<?> u = file.objects.get(type, id);
-        if (access != Access.DESTROY && file.device.isGone()) {
-            throw Errno.of(Errno.EIO); // disassociated: only destroys still find their objects
+        if (file.device.isGone()) {
+            // disassociated: the objects went with the device (UverbsFile.disassociate), so a destroy
+            // answers EIO as this file's write() path does, which libibverbs takes as done
+            // (verbs_is_destroy_err); any other method EIO as uverbs_disassociate_api leaves it
+            throw Errno.of(Errno.EIO);
         }
-        return u;
+        return file.objects.get(type, id);
     }
 
     /**

@@ -30,7 +30,8 @@ final class ObjectMethods {
         int cqe = (int) b.value(ATTR_CREATE_CQ_CQE);
         long userHandle = b.value(ATTR_CREATE_CQ_USER_HANDLE);
         int flags = b.flags32(ATTR_CREATE_CQ_FLAGS, CQ_FLAGS);
-        EventFile channel = b.has(ATTR_CREATE_CQ_COMP_CHANNEL) ? (EventFile) b.object(ATTR_CREATE_CQ_COMP_CHANNEL) : null;
+        EventFile channel = b.has(ATTR_CREATE_CQ_COMP_CHANNEL)
+                ? (EventFile) b.object(ATTR_CREATE_CQ_COMP_CHANNEL) : null;
         if (Integer.toUnsignedLong(vector) >= f.device.hca().numCompVectors()) {
             throw Errno.of(Errno.EINVAL);
         }

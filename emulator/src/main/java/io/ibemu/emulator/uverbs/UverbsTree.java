@@ -29,9 +29,10 @@ import static io.ibemu.emulator.uverbs.ioctl.UapiIds.*;
  * The ioctl tree of a uverbs device, declared once as the kernel's uverbs_std_types*.c declare
  * it, with what a software HCA's driver (rdmavt for qib, rxe) lacks left out as uverbs_uapi.c
  * leaves it out (UAPI_DEF_OBJ_NEEDS_FN): no WQ, RWQ_IND_TBL, FLOW, FLOW_ACTION, DM or COUNTERS
- * object, and of MR no DM_MR_REG (ADVISE_MR and REG_DMABUF_MR stay, and answer EOPNOTSUPP). The write() commands are the
- * other half of the same uapi ({@link Commands}); INVOKE_WRITE reaches them from here. Entries
- * newer than 5.4 say so ({@code since}): a device presenting 5.4 ({@link KernelAbi}) lacks them.
+ * object, and of MR no DM_MR_REG (ADVISE_MR and REG_DMABUF_MR stay, and answer EOPNOTSUPP). The
+ * write() commands are the other half of the same uapi ({@link Commands}); INVOKE_WRITE reaches
+ * them from here. Entries newer than 5.4 say so ({@code since}): a device presenting 5.4
+ * ({@link KernelAbi}) lacks them.
  */
 final class UverbsTree {
 
@@ -40,7 +41,8 @@ final class UverbsTree {
 
     /** A plain DECLARE_UVERBS_NAMED_METHOD_DESTROY: the handle, and no work past the destroy. */
     private static MethodSpec<UverbsFile> destroy(int methodId, String name, int objectId) {
-        return method(methodId, name, nothing(), idr(ATTR_DESTROY_HANDLE, "HANDLE", objectId, Access.DESTROY).required());
+        return method(methodId, name, nothing(),
+                idr(ATTR_DESTROY_HANDLE, "HANDLE", objectId, Access.DESTROY).required());
     }
 
     /** A destroy with a response counting events (CQ, QP, SRQ). */

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
@@ -67,6 +68,7 @@ public final class LivePage implements AutoCloseable {
         server.createContext("/objects.json", e -> page.lines(e, "objects"));
         server.createContext("/uevents.json", e -> page.lines(e, "events"));
         server.createContext("/faults.json", e -> page.lines(e, "drops"));
+        server.createContext("/node.json", page::node);
         server.setExecutor(Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "live-page-http");
             t.setDaemon(true);
@@ -153,6 +155,19 @@ public final class LivePage implements AutoCloseable {
     /** A control command's reply lines as a JSON array of strings. */
     private void lines(HttpExchange e, String command) throws IOException {
         sendJson(e, jsonArray(control.ask(command)));
+    }
+
+    /** One node's dump (its ports, states, LIDs, cables), for a node picked in the drawing: {@code ?id=NODE}. */
+    private void node(HttpExchange e) throws IOException {
+        String query = e.getRequestURI().getRawQuery();
+        String id = query != null && query.startsWith("id=")
+                ? URLDecoder.decode(query.substring(3), StandardCharsets.UTF_8) : "";
+        try {
+            sendJson(e, jsonArray(control.ask("dump", id)));
+        } catch (IOException refused) {
+            // an unknown node: the daemon's message, for the page to show
+            sendJson(e, jsonArray(List.of(String.valueOf(refused.getMessage()))));
+        }
     }
 
     private static void sendJson(HttpExchange e, String body) throws IOException {

@@ -34,6 +34,22 @@ class DaemonCommandTest {
     }
 
     @Test
+    void ipoibAndItsNetworkReadAsPicocliReadsThem() {
+        String[] args = {"daemon", "--state", "/s", "--ipoib", "--ipoib-net", "10.1.0.0/16", "--udev"};
+        DaemonCommand fast = DaemonCommand.fromLauncher(args);
+        DaemonCommand slow = picocli(args);
+        assertNotNull(fast);
+        assertEquals(slow.ipoib, fast.ipoib);
+        assertEquals(true, fast.ipoib);
+        assertEquals(slow.ipoibNet, fast.ipoibNet);
+        assertEquals("10.1.0.0/16", fast.ipoibNet);
+        assertEquals(true, fast.udev);
+        DaemonCommand off = DaemonCommand.fromLauncher(new String[] {"daemon", "--state", "/s"});
+        assertEquals(false, off.ipoib);
+        assertEquals(picocli("daemon", "--state", "/s").ipoibNet, off.ipoibNet);
+    }
+
+    @Test
     void anythingElseIsLeftToPicocli() {
         assertNull(DaemonCommand.fromLauncher(new String[] {"daemon", "--help"}));
         assertNull(DaemonCommand.fromLauncher(new String[] {"daemon", "--state"}));

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.fabric;
 
-import static io.ibemu.emulator.fabric.Mads.answer;
-import static io.ibemu.emulator.fabric.Mads.process;
+import static io.ibemu.emulator.fabric.RequestMads.answer;
+import static io.ibemu.emulator.fabric.RequestMads.process;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +43,7 @@ class CcaTest {
     }
 
     static byte[] cc(int method, int attributeId, int attributeModifier, long key) {
-        byte[] mad = Mads.perf(method, attributeId, attributeModifier);
+        byte[] mad = RequestMads.perf(method, attributeId, attributeModifier);
         mad[1] = (byte) MgmtClass.CONGESTION_CONTROL;
         mad[2] = CcAttribute.CLASS_VERSION;
         Bits.set(mad, CcAttribute.KEY_OFFSET, 0, 64, key);

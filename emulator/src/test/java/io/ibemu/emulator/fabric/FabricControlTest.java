@@ -1,7 +1,7 @@
 package io.ibemu.emulator.fabric;
 
-import static io.ibemu.emulator.fabric.Mads.answer;
-import static io.ibemu.emulator.fabric.Mads.dr;
+import static io.ibemu.emulator.fabric.RequestMads.answer;
+import static io.ibemu.emulator.fabric.RequestMads.dr;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -1,7 +1,7 @@
 package io.ibemu.emulator.fabric;
 
-import static io.ibemu.emulator.fabric.Mads.answer;
-import static io.ibemu.emulator.fabric.Mads.process;
+import static io.ibemu.emulator.fabric.RequestMads.answer;
+import static io.ibemu.emulator.fabric.RequestMads.process;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +25,7 @@ class MellanoxVendorClassTest {
     }
 
     private static byte[] vendor(int method, int attributeId) {
-        byte[] mad = Mads.perf(method, attributeId, 0);
+        byte[] mad = RequestMads.perf(method, attributeId, 0);
         mad[1] = (byte) MellanoxAttribute.VENDOR_CLASS;
         return mad;
     }

@@ -1,8 +1,8 @@
 package io.ibemu.emulator.fabric;
 
-import static io.ibemu.emulator.fabric.Mads.answer;
-import static io.ibemu.emulator.fabric.Mads.perf;
-import static io.ibemu.emulator.fabric.Mads.process;
+import static io.ibemu.emulator.fabric.RequestMads.answer;
+import static io.ibemu.emulator.fabric.RequestMads.perf;
+import static io.ibemu.emulator.fabric.RequestMads.process;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,8 +1,8 @@
 package io.ibemu.emulator.fabric;
 
-import static io.ibemu.emulator.fabric.Mads.answer;
-import static io.ibemu.emulator.fabric.Mads.dr;
-import static io.ibemu.emulator.fabric.Mads.process;
+import static io.ibemu.emulator.fabric.RequestMads.answer;
+import static io.ibemu.emulator.fabric.RequestMads.dr;
+import static io.ibemu.emulator.fabric.RequestMads.process;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -58,7 +58,7 @@ class SmaTest {
         byte[] r = answer(local, 1, req);
         assertEquals(Method.GET_RESP, u8(r, 3));
         assertEquals(MadStatus.DIRECTION, status(r), "success, D bit set on a directed-route response");
-        assertEquals(Mads.TID, Mad.transactionId(r));
+        assertEquals(RequestMads.TID, Mad.transactionId(r));
         assertEquals(0, u8(r, 6), "hop pointer untouched");
         assertEquals(0x11, u8(r, 128), "initial path untouched");
         assertEquals(0x22, u8(r, 192), "return path untouched");
@@ -83,7 +83,7 @@ class SmaTest {
 
     @Test
     void lidRoutedResponsesHaveNoDirectionBit() {
-        byte[] r = answer(local, 1, Mads.smp(false, Method.GET, SmAttribute.NODE_INFO, 0));
+        byte[] r = answer(local, 1, RequestMads.smp(false, Method.GET, SmAttribute.NODE_INFO, 0));
         assertEquals(0, status(r));
         assertEquals(Method.GET_RESP, Mad.method(r));
     }
@@ -460,7 +460,7 @@ class SmaTest {
                         Sma.ATTRIBUTES.get(attr).name() + " on " + n);
             }
         }
-        assertEquals(Smp.decode(dr(Method.GET, SmAttribute.NODE_INFO, 0)).transactionId(), Mads.TID);
+        assertEquals(Smp.decode(dr(Method.GET, SmAttribute.NODE_INFO, 0)).transactionId(), RequestMads.TID);
     }
 
     @Test

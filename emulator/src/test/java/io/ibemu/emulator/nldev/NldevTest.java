@@ -143,6 +143,23 @@ class NldevTest {
     }
 
     @Test
+    void aPortWithAnIpoibInterfaceNamesItsNetdevAsFillPortInfo() throws Exception {
+        Nldev withNetdev = new Nldev(() -> List.of(device), (h, name) -> 0,
+                (h, port) -> port == 1 ? java.util.Optional.of(new Nldev.Netdev("ib0", 7)) : java.util.Optional.empty());
+        MessageWriter w = request(NldevCommand.PORT_GET, 0, 8).u32(NldevAttribute.DEV_INDEX.number, 0)
+                .u32(NldevAttribute.PORT_INDEX.number, 1);
+        nldev = withNetdev;
+        Attributes a = attrs(send(w).get(0));
+        assertEquals(7, a.u32(NldevAttribute.NDEV_INDEX.number));
+        assertEquals("ib0", a.string(NldevAttribute.NDEV_NAME.number, 16));
+        List<NetlinkMessage> plain = send(request(NldevCommand.PORT_GET, NetlinkMessage.NLM_F_DUMP, 9)
+                .u32(NldevAttribute.DEV_INDEX.number, 0));
+        for (int p = 2; p <= hca.local().node().portCount(); p++) {
+            assertEquals(false, attrs(plain.get(p - 1)).has(NldevAttribute.NDEV_NAME.number), "port " + p);
+        }
+    }
+
+    @Test
     void theSummaryCountsIbMadsOwnObjects() throws Exception {
         List<NetlinkMessage> out = send(request(NldevCommand.RES_GET, 0, 8).u32(NldevAttribute.DEV_INDEX.number, 0));
         Attributes a = attrs(out.get(0));

@@ -69,12 +69,14 @@ public record AttrSpec(int id, String name, AttrType type, boolean mandatory, in
 
     /** UVERBS_ATTR_IDR: a handle of object {@code objectId}. */
     public static AttrSpec idr(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(), false);
+        return new AttrSpec(id, name, AttrType.IDR, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(),
+                false);
     }
 
     /** UVERBS_ATTR_FD: a descriptor of an FD object (async event file, completion channel). */
     public static AttrSpec fd(int id, String name, int objectId, Access access) {
-        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(), false);
+        return new AttrSpec(id, name, AttrType.FD, false, 0, 0, false, objectId, access, List.of(), Kernel.oldest(),
+                false);
     }
 
     /** UVERBS_ATTR_RAW_FD: any descriptor, its number in {@code data} (len 0). */

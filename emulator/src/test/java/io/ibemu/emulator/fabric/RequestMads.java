@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Optional;
 
 /** Request MADs as bytes, the way a umad client writes them. */
-final class Mads {
+final class RequestMads {
     static final long TID = 0x1234_5678_9ABCL;
 
-    private Mads() {
+    private RequestMads() {
     }
 
     /** A directed-route SMP from the local port (hop count 0, permissive DR LIDs), or LID-routed. */
