@@ -63,7 +63,7 @@ final class SocketFileCalls {
         Object found = listener.rangeFile(n.tid(), a[0]);
         SocketFile s = found instanceof SocketFile f ? f : null;
         if (s == null) {
-            if (found instanceof NodeFile f && n.nr() == Syscalls.SYS_READ && a[2] == 0) {
+            if (found instanceof NodeFile f && (f.mapped || n.nr() == Syscalls.SYS_READ && a[2] == 0)) {
                 readNothing(n, f);
             } else {
                 listener.proceed(n);
@@ -117,7 +117,8 @@ final class SocketFileCalls {
     /**
      * read(fd, buf, 0) of a FUSE file in the range (uverbs): FUSE answers 0 without asking,
      * where vfs_read goes on whatever the count (a file without read: EINVAL). So the device
-     * file answers.
+     * file answers; and any read of a memfd-carried file (uverbs with mapped queues), which
+     * would otherwise read the queue memory: a device such a file serves has no read.
      */
     private void readNothing(Notification n, NodeFile f) {
         if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY) {
@@ -210,11 +211,16 @@ final class SocketFileCalls {
             listener.proceed(n);
             return;
         }
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        SocketFile s = found instanceof SocketFile f ? f : null;
+        if (found instanceof NodeFile f && f.mapped) {
+            duplicateMapped(n);
+            return;
+        }
         if (s == null) {
             if ((n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) && a[1] >= listener.base()
                     && a[1] < listener.base() + listener.count()) {
-                supervisor.socketFiles().installed((int) a[1]);
+                supervisor.installedAt((int) a[1]);
             }
             listener.proceed(n);
             return;
@@ -245,6 +251,40 @@ final class SocketFileCalls {
             } finally {
                 Syscalls.LIBC.close(local);
             }
+        } catch (Errno e) {
+            listener.fail(n, e.code());
+        } finally {
+            Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /**
+     * dup/F_DUPFD of a memfd-carried file: the copy goes to a range number as for a socket-carried
+     * one, so that its calls stay the daemon's; a dup2/dup3 continues (to a number outside the
+     * range its copy is the memfd itself: see docs/compatibility.md).
+     */
+    private void duplicateMapped(Notification n) throws Errno {
+        long[] a = n.args();
+        if (n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) {
+            if (a[1] >= listener.base() && a[1] < listener.base() + listener.count()) {
+                supervisor.installedAt((int) a[1]);
+            }
+            listener.proceed(n);
+            return;
+        }
+        Copy c = copyOf(n);
+        if (c.errno() != 0) {
+            listener.fail(n, c.errno());
+            return;
+        }
+        if (c.target() < listener.base() || c.target() >= listener.base() + listener.count()) {
+            listener.proceed(n); // F_DUPFD above the range: the kernel's own answer
+            return;
+        }
+        int copy = Syscalls.callerDescriptor(n.tid(), (int) a[0]);
+        try {
+            listener.addFd(n.id(), copy, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND,
+                    c.cloexec() ? Syscalls.O_CLOEXEC : 0);
         } catch (Errno e) {
             listener.fail(n, e.code());
         } finally {

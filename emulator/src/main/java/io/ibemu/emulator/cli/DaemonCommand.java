@@ -7,6 +7,7 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.kernel.Fatal;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;
@@ -59,6 +60,11 @@ final class DaemonCommand implements Callable<Integer> {
                     + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
     String backend = "fuse";
 
+    @Option(names = "--provider", paramLabel = "qib1|qib2", defaultValue = "qib1",
+            description = "Which provider the verbs devices serve: qib1 (ipathverbs at driver ABI 1: every verb a "
+                    + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
+                    + "with no system call; needs --backend fuse).")
+    String provider = "qib1";
     @Option(names = "--kernel-abi", paramLabel = "write-only|5.4|6.1",
             description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
                     + "libibverbs uses write() for everything), or a release's ioctl objects and methods "
@@ -133,6 +139,7 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--sm" -> command.sm = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
+                case "--provider" -> command.provider = value;
                 case "--kernel-abi" -> command.kernelAbi = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
@@ -180,6 +187,24 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every DeviceDirectory
         System.setProperty("ibemu.devfs.backend", backend);
+        ProviderProfile profile = ProviderProfile.of(provider);
+        if (profile == null) {
+            System.err.println("ibemu: --provider " + provider + ": qib1 or qib2");
+            return 2;
+        }
+        if (profile.mapsQueues() && backend.equals("cuse")) {
+            // cuse_frontend_fops has no mmap: the queues stay write()-only
+            System.err.println("ibemu: --provider " + provider + " maps queues, which a CUSE device cannot: serving "
+                    + ProviderProfile.QIB1.label() + " (write-only queues) instead; use --backend fuse for " + provider);
+            profile = ProviderProfile.QIB1;
+        } else if (profile.mapsQueues() && !Supervisor.canMapFiles()) {
+            System.err.println("ibemu: --provider " + provider + " maps queues, which needs memfd_create and inotify "
+                    + "(Linux 3.17 on): this kernel lacks one, so " + ProviderProfile.QIB1.label()
+                    + " (write-only queues) is served instead");
+            profile = ProviderProfile.QIB1;
+        }
+        // read by every UverbsDevice and the sysfs and netlink views of it
+        System.setProperty(ProviderProfile.PROPERTY, profile.label());
         Ipoib.Config ipoibConfig = null;
         if (ipoib) {
             try {

@@ -383,6 +383,38 @@ public final class Hca implements AutoCloseable {
         }
     }
 
+    /**
+     * A provider layer's ring becomes {@code cq}'s memory (at create_cq, or at resize_cq with its
+     * new size): the completions waiting move into it, as rvt_resize_cq copies them.
+     */
+    public void shareCompletionRing(CompletionQueue cq, CompletionRing ring) {
+        synchronized (lock()) {
+            cq.useRing(ring);
+        }
+    }
+
+    /** A provider layer's ring becomes the receive queue of {@code qp} (create_qp): WRs posted move into it. */
+    public void shareReceiveRing(QueuePair qp, ReceiveRing ring) {
+        synchronized (lock()) {
+            qp.rq = move(qp.rq, ring);
+        }
+    }
+
+    /** As {@link #shareReceiveRing(QueuePair, ReceiveRing)} for an SRQ (create_srq, modify_srq's new max_wr). */
+    public void shareReceiveRing(SharedReceiveQueue srq, ReceiveRing ring) {
+        synchronized (lock()) {
+            srq.queue = move(srq.queue, ring);
+        }
+    }
+
+    private static ReceiveRing move(ReceiveRing from, ReceiveRing to) {
+        for (ReceiveWorkRequest r = from.peek(); r != null; r = from.peek()) {
+            from.consume();
+            to.offer(r);
+        }
+        return to;
+    }
+
     /** destroy_cq. @throws Errno EBUSY while a QP or SRQ uses it */
     public void destroy(CompletionQueue cq) throws Errno {
         synchronized (lock()) {
@@ -462,6 +494,9 @@ public final class Hca implements AutoCloseable {
             }
             srq.maxWr = newMax;
             srq.limit = newLimit;
+            if (srq.queue instanceof PrivateReceiveRing own) {
+                own.capacity(newMax);
+            }
         }
     }
 
@@ -707,13 +742,10 @@ public final class Hca implements AutoCloseable {
                 if (r.sgList().size() > qp.capabilities().maxRecvSge()) {
                     throw new PostError(Errno.EINVAL, i);
                 }
-                if (qp.rq.size() >= qp.capabilities().maxRecvWr()) {
-                    throw new PostError(Errno.ENOMEM, i);
-                }
                 if (qp.currentState() == QpState.ERR) {
                     completer.flushReceive(qp, r);
-                } else {
-                    qp.rq.add(r);
+                } else if (!qp.rq.offer(r)) {
+                    throw new PostError(Errno.ENOMEM, i);
                 }
             }
         }
@@ -730,10 +762,9 @@ public final class Hca implements AutoCloseable {
                 if (r.sgList().size() > srq.maxSge) {
                     throw new PostError(Errno.EINVAL, i);
                 }
-                if (srq.queue.size() >= srq.maxWr) {
+                if (!srq.queue.offer(r)) {
                     throw new PostError(Errno.ENOMEM, i);
                 }
-                srq.queue.add(r);
             }
         }
     }

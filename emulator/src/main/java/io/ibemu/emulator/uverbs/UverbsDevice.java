@@ -12,6 +12,7 @@ import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.kernel.Errno;
 
@@ -39,8 +40,6 @@ public final class UverbsDevice implements CharDevice {
     /** IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR. */
     public static final int MAJOR = 231;
     public static final int BASE_MINOR = 192;
-    /** The provider ABI version ipathverbs reads from uverbsN/abi_version: 1, the write()-only data path. */
-    public static final int DRIVER_ABI_VERSION = 1;
     private static final int O_CREAT = 0100;
     private static final int O_EXCL = 0200;
 
@@ -74,6 +73,8 @@ public final class UverbsDevice implements CharDevice {
     private final Function<VerbsOwner, HostMemory> memory;
     /** The instance's fault rules, consulted before each command or method acts. */
     private final Faults faults;
+    private final ProviderProfile profile;
+    private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
     private final Uapi<UverbsFile> uapi;
     /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver the devices present, to RDMA netlink and in ioctl headers. */
@@ -110,6 +111,8 @@ public final class UverbsDevice implements CharDevice {
         this.hca = hca;
         this.index = index;
         this.memory = memory;
+        this.profile = ProviderProfile.selected();
+        this.driver = profile.driver();
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
@@ -253,6 +256,15 @@ public final class UverbsDevice implements CharDevice {
 
     public Hca hca() {
         return hca;
+    }
+
+    /** The provider profile the device presents (abi_version, the driver half). */
+    public ProviderProfile profile() {
+        return profile;
+    }
+
+    Driver driver() {
+        return driver;
     }
 
     public int minor() {
