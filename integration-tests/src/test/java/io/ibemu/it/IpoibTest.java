@@ -160,6 +160,24 @@ class IpoibTest {
     }
 
     @Test
+    void anAddressBothTheTopologyAndTheNetworkGiveIsRefusedNamingBothPorts() throws java.io.IOException {
+        Path topology = Files.createTempFile(Ibemu.tmpDir(), "ipoib-dup", ".net");
+        try {
+            Files.writeString(topology, Files.readString(Ibemu.root().resolve(
+                    "integration-tests/src/test/resources/topology/ipoib-addresses.net")).replace(
+                    "ipoib=10.42.0.101/24", "ipoib=10.42.0.2/24"));
+            Result r = Ibemu.ibemu("run", "--topology", topology.toString(), "--local", "a", "--local", "b", "--ipoib",
+                    "--ipoib-net", "10.42.0.0/24", "--", "true");
+            assertFalse(r.ok());
+            assertTrue(r.stderr().contains("IPoIB address 10.42.0.2 is both \"a\"[1]'s and \"b\"[1]'s (from the "
+                    + "topology's ipoib= or --ipoib-net 10.42.0.0/24): change the topology's ipoib= or --ipoib-net"),
+                    r.toString());
+        } finally {
+            Files.deleteIfExists(topology);
+        }
+    }
+
+    @Test
     void aBadNetworkIsRefusedWithWhatToChange() {
         Result r = Ibemu.ibemu("run", "--topology", TOPOLOGY.toString(), "--local", "a", "--ipoib", "--ipoib-net",
                 "10.1.2.3/33", "--", "true");
