@@ -18,6 +18,10 @@
  * (dup2/dup3 onto a range number too). socket(AF_NETLINK, *, NETLINK_RDMA) is notified too: the daemon
  * answers RDMA netlink, installing a socket of its own in the range, and the socket calls
  * (connect..getsockopt) on range descriptors are notified so it can play the kernel's side.
+ * mmap of a range descriptor is notified (a device file that is a memfd of the daemon's: the
+ * daemon checks offset and size as the driver's mmap would, then lets the kernel map it), and
+ * so are lseek, positioned I/O, ftruncate and fallocate there, which such a file would
+ * otherwise serve natively.
  * rt_sigreturn is notified too (once per handled signal): a notified call that a signal ended
  * before the daemon took it is restarted there, as the kernel's own calls would not fail.
  */
@@ -55,7 +59,7 @@ static void die(const char *what)
  * The filter as a list of instructions whose jumps name labels (BPF jumps go forward by
  * relative offsets); assemble() resolves them.
  */
-enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPENS, OPEN, OPENAT, FSTATAT, STATX, DUPTO, TARGET, FD, LABELS };
+enum label { NEXT, ALLOW, NOTIFY, SOCKET, OPENS, OPEN, OPENAT, FSTATAT, STATX, DUPTO, TARGET, MMAP, FD, LABELS };
 
 struct insn {
 	int label; /* this instruction starts that label, or -1 */
@@ -119,6 +123,17 @@ static int install_filter(unsigned base)
 		JMP(BPF_JEQ, SYS_fcntl, FD, NEXT),
 		JMP(BPF_JEQ, SYS_pwrite64, FD, NEXT),
 		JMP(BPF_JEQ, SYS_fstat, FD, NEXT),
+		/* a mapped device file (memfd): its mmap checked, and what its file would otherwise
+		 * answer natively (seek, positioned I/O, size) answered as the device's */
+		JMP(BPF_JEQ, SYS_mmap, MMAP, NEXT),
+		JMP(BPF_JEQ, SYS_lseek, FD, NEXT),
+		JMP(BPF_JEQ, SYS_pread64, FD, NEXT),
+		JMP(BPF_JEQ, SYS_preadv, FD, NEXT),
+		JMP(BPF_JEQ, SYS_pwritev, FD, NEXT),
+		JMP(BPF_JEQ, SYS_preadv2, FD, NEXT),
+		JMP(BPF_JEQ, SYS_pwritev2, FD, NEXT),
+		JMP(BPF_JEQ, SYS_ftruncate, FD, NEXT),
+		JMP(BPF_JEQ, SYS_fallocate, FD, NEXT),
 		JMP(BPF_JEQ, SYS_newfstatat, FSTATAT, NEXT),
 		JMP(BPF_JEQ, SYS_rt_sigreturn, NOTIFY, NEXT), /* a handler returns: see Listener.signalReturn */
 		JMP(BPF_JEQ, SYS_statx, STATX, ALLOW),
@@ -143,6 +158,10 @@ static int install_filter(unsigned base)
 		JMP(BPF_JGE, base, NEXT, TARGET),
 		JMP(BPF_JGE, base + RANGE, TARGET, NOTIFY),
 		LD_AT(TARGET, ARG_LO(1)),
+		JMP(BPF_JGE, base, NEXT, ALLOW),
+		JMP(BPF_JGE, base + RANGE, ALLOW, NOTIFY),
+		/* mmap(addr, length, prot, flags, fd, offset): fd in the reserved range */
+		LD_AT(MMAP, ARG_LO(4)),
 		JMP(BPF_JGE, base, NEXT, ALLOW),
 		JMP(BPF_JGE, base + RANGE, ALLOW, NOTIFY),
 		/* the fd (first argument) in the reserved range */

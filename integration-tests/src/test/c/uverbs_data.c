@@ -404,10 +404,12 @@ static void rc_atomics(uint32_t atomic_cap)
 			check(*old == steps[i].old, "RC ATOMIC %s: original value 0x%llx returned (got 0x%llx)",
 			      steps[i].what, (unsigned long long)steps[i].old, (unsigned long long)*old);
 			sync_sides();
+			sync_sides(); /* A has read the target: the next atomic may change it */
 		} else {
 			sync_sides();
 			check(*target == steps[i].after, "RC ATOMIC %s: target now 0x%llx (got 0x%llx)", steps[i].what,
 			      (unsigned long long)steps[i].after, (unsigned long long)*target);
+			sync_sides();
 		}
 	}
 	sync_sides();

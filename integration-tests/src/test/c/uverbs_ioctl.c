@@ -488,6 +488,18 @@ static void check_query_port(int fd)
 	attr_const(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, 1);
 	attr(&c, UVERBS_ATTR_QUERY_PORT_RESP, sizeof(pr), 16);
 	t_errno(run(fd, &c), errno, EFAULT, "QUERY_PORT with RESP unmapped: EFAULT");
+	{
+		/* uverbs_copy_to: the flag's put_user comes only after the copy succeeded */
+		void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ro == MAP_FAILED)
+			t_bail("mmap: %s", strerror(errno));
+		call_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
+		attr_const(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, 1);
+		r = attr_ptr(&c, UVERBS_ATTR_QUERY_PORT_RESP, ro, sizeof(pr));
+		t_errno(run(fd, &c), errno, EFAULT, "QUERY_PORT with RESP read-only: EFAULT");
+		t_ok(!valid_output(r), "  ... RESP not flagged");
+		munmap(ro, 4096);
+	}
 }
 
 static int gid_entry(int fd, uint32_t port, uint32_t index, uint64_t flags, struct ib_uverbs_gid_entry *e,

@@ -14,6 +14,8 @@ public final class ProcessMemory {
     private static final MemoryIO MEMORY = MemoryIO.getInstance();
 
     private static final int IOVECS = 32;
+    /** Remote ranges one {@link #writeAll}/{@link #readAll} takes (well below UIO_MAXIOV). */
+    public static final int IOVECS_MAX = 64;
     /** Pages tried per process_vm_writev by {@link #writable} (below UIO_MAXIOV, 1024). */
     private static final int TOUCHES = 256;
     /** The smallest page size: a larger one only means more bytes tried than needed. */
@@ -61,6 +63,89 @@ public final class ProcessMemory {
         MEMORY.getByteArray(base + IOVECS, data, 0, length);
         Reference.reachabilityFence(scratch);
         return data;
+    }
+
+    /**
+     * Copies each {@code data[i]} to the thread's memory at {@code addresses[i]}, in order, in one
+     * process_vm_writev (up to {@value #IOVECS_MAX} ranges). Like the kernel's copy_to_user()s one
+     * after another, it stops at the first range it cannot write whole.
+     *
+     * @return how many leading ranges were written whole
+     */
+    public static int writeAll(int tid, long[] addresses, byte[][] data) {
+        int n = addresses.length;
+        if (n > IOVECS_MAX) {
+            throw new IllegalArgumentException(n + " ranges");
+        }
+        long total = 0;
+        for (byte[] d : data) {
+            total += d.length;
+        }
+        Scratch scratch = scratch(Math.toIntExact(n * 16L + total));
+        long base = scratch.address();
+        long bytes = base + IOVECS + n * 16L;
+        long at = bytes;
+        for (int i = 0; i < n; i++) {
+            MEMORY.putByteArray(at, data[i], 0, data[i].length);
+            at += data[i].length;
+            MEMORY.putAddress(base + IOVECS + i * 16L, addresses[i]);
+            MEMORY.putLong(base + IOVECS + i * 16L + 8, data[i].length);
+        }
+        MEMORY.putAddress(base, bytes);
+        MEMORY.putLong(base + 8, total);
+        long done = ProcessVm.writev(tid, base, 1, base + IOVECS, n);
+        Reference.reachabilityFence(scratch);
+        return wholeRanges(done, data);
+    }
+
+    /**
+     * The thread's memory at each {@code addresses[i]}, {@code lengths[i]} bytes, in one
+     * process_vm_readv; null unless every range was read whole (the caller then reads them one by
+     * one where a failure must show).
+     */
+    public static byte[][] readAll(int tid, long[] addresses, int[] lengths) {
+        int n = addresses.length;
+        if (n > IOVECS_MAX) {
+            throw new IllegalArgumentException(n + " ranges");
+        }
+        long total = 0;
+        for (int length : lengths) {
+            total += length;
+        }
+        Scratch scratch = scratch(Math.toIntExact(n * 16L + total));
+        long base = scratch.address();
+        long bytes = base + IOVECS + n * 16L;
+        for (int i = 0; i < n; i++) {
+            MEMORY.putAddress(base + IOVECS + i * 16L, addresses[i]);
+            MEMORY.putLong(base + IOVECS + i * 16L + 8, lengths[i]);
+        }
+        MEMORY.putAddress(base, bytes);
+        MEMORY.putLong(base + 8, total);
+        long done = total == 0 ? 0 : ProcessVm.readv(tid, base, 1, base + IOVECS, n);
+        if (done != total) {
+            return null;
+        }
+        byte[][] out = new byte[n][];
+        long at = bytes;
+        for (int i = 0; i < n; i++) {
+            out[i] = new byte[lengths[i]];
+            MEMORY.getByteArray(at, out[i], 0, lengths[i]);
+            at += lengths[i];
+        }
+        Reference.reachabilityFence(scratch);
+        return out;
+    }
+
+    private static int wholeRanges(long done, byte[][] data) {
+        int whole = 0;
+        for (byte[] d : data) {
+            if (done < d.length) {
+                break;
+            }
+            done -= d.length;
+            whole++;
+        }
+        return whole;
     }
 
     /**

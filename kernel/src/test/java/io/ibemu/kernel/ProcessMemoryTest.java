@@ -2,6 +2,7 @@ package io.ibemu.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jnr.ffi.Pointer;
@@ -56,5 +57,34 @@ class ProcessMemoryTest {
         assertFalse(ProcessMemory.writable(pid, area.address() + last - 1, 2), "a range straddling into it");
         assertTrue(ProcessMemory.writable(pid, area.address(), (int) last), "the range before it");
         assertFalse(ProcessMemory.writable(pid, 0, 16), "page 0 is never mapped");
+    }
+    @Test
+    void severalRangesAreWrittenInOrderUntilOneCannotBe() {
+        long a = area.address();
+        byte[] one = {1, 2, 3};
+        byte[] two = {4, 5};
+        assertEquals(2, ProcessMemory.writeAll(pid, new long[] {a + 10, a + PAGE + 20}, new byte[][] {one, two}));
+        assertEquals(2, area.getByte(11));
+        assertEquals(5, area.getByte(PAGE + 21));
+        assertEquals(0x55, area.getByte(13), "nothing past a range");
+        long readOnly = (long) (PAGES - 1) * PAGE;
+        assertEquals(0, Mapping.LIBC.mprotect(area.slice(readOnly), PAGE, PROT_READ));
+        assertEquals(1, ProcessMemory.writeAll(pid, new long[] {a + 30, a + readOnly, a + 40},
+                new byte[][] {one, two, one}), "the second range is read-only");
+        assertEquals(3, area.getByte(32), "the range before it is written");
+        assertEquals(0x55, area.getByte(40), "the range after it is not");
+        assertEquals(0, ProcessMemory.writeAll(pid, new long[] {0}, new byte[][] {one}), "page 0");
+    }
+
+    @Test
+    void severalRangesAreReadTogetherOrNotAtAll() {
+        long a = area.address();
+        area.putByte(PAGE + 7, (byte) 9);
+        byte[][] got = ProcessMemory.readAll(pid, new long[] {a + 5, a + PAGE + 6}, new int[] {2, 3});
+        assertEquals(2, got.length);
+        assertEquals(0x55, got[0][1]);
+        assertEquals(9, got[1][1]);
+        assertEquals(3, got[1].length);
+        assertNull(ProcessMemory.readAll(pid, new long[] {a, 8}, new int[] {4, 4}), "one unreadable range");
     }
 }

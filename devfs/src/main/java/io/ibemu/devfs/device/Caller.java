@@ -30,6 +30,24 @@ public interface Caller {
     }
 
     /**
+     * Copies each {@code data[i]} to {@code addresses[i]} in order, in one process_vm_writev, and
+     * stops at the first range it cannot write whole (as copy_to_user()s one after another).
+     *
+     * @return how many leading ranges were written whole
+     */
+    default int writeMemory(long[] addresses, byte[][] data) {
+        return ProcessMemory.writeAll(tid(), addresses, data);
+    }
+
+    /**
+     * Several ranges of the caller's memory in one process_vm_readv; null unless all were read
+     * whole (a read ahead: the caller reads them one by one where a failure must show).
+     */
+    default byte[][] readMemory(long[] addresses, int[] lengths) {
+        return ProcessMemory.readAll(tid(), addresses, lengths);
+    }
+
+    /**
      * Makes {@code file} a new open file in the caller's descriptor table, as the kernel's
      * {@code get_unused_fd_flags} + {@code fd_install} do for uverbs' async and completion-channel
      * fds: the lowest free number, close-on-exec when {@code openFlags} has O_CLOEXEC; the

@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * so that a call does not pay a statx of /proc/TID/fd/N each time. An entry holds while nothing
  * can have changed what fd N is: every close of a descriptor of a node file (close, dup2/dup3
  * over it, close_range, exec's close-on-exec, exit all go through filp_close, which sends FUSE
- * FLUSH) drops the file's entries; a socket file's are dropped at its hang-up and whenever the
+ * FLUSH) drops the file's entries; a socket file's are dropped at its hang-up, a memfd-carried
+ * file's at its release (fsnotify's close event), and both whenever the
  * supervisor installs a descriptor at their number (the one way a range number gets reused
  * without the caller's own dup2 into the range); and a hit
  * counts only while the tid still shares its fd table with the thread group it had when the entry

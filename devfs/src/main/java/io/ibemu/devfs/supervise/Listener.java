@@ -243,6 +243,10 @@ final class Listener {
                 case Syscalls.SYS_IOCTL -> socketCalls.ioctl(n);
                 case Syscalls.SYS_DUP, Syscalls.SYS_DUP2, Syscalls.SYS_DUP3, Syscalls.SYS_FCNTL -> socketCalls.duplicate(n);
                 case Syscalls.SYS_RT_SIGRETURN -> signalCalls.signalReturn(n);
+                case Syscalls.SYS_MMAP -> nodeCalls.mmap(n);
+                case Syscalls.SYS_LSEEK, Syscalls.SYS_PREAD64, Syscalls.SYS_PREADV, Syscalls.SYS_PWRITEV,
+                        Syscalls.SYS_PREADV2, Syscalls.SYS_PWRITEV2, Syscalls.SYS_FTRUNCATE, Syscalls.SYS_FALLOCATE ->
+                        nodeCalls.positioned(n);
                 case NetlinkCalls.SYS_SOCKET -> netlink.socket(n);
                 default -> {
                     // an emulated netlink socket first: its calls then pay no second lookup
@@ -272,6 +276,11 @@ final class Listener {
     }
 
     /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
+    /** A memfd-carried node file behind range descriptor {@code fd} of {@code tid}, or null. */
+    NodeFile mappedFile(int tid, long fd) {
+        return rangeFile(tid, fd) instanceof NodeFile f && f.mapped ? f : null;
+    }
+
     SocketFile socketFile(int tid, long fdArgument) {
         return rangeFile(tid, fdArgument) instanceof SocketFile s ? s : null;
     }
@@ -317,8 +326,8 @@ final class Listener {
     }
 
     long addFd(long id, int source, int target, int flags, int fdFlags) throws Errno {
-        if ((flags & Syscalls.ADDFD_SETFD) != 0 && supervisor.socketFiles() != null) {
-            supervisor.socketFiles().installed(target);
+        if ((flags & Syscalls.ADDFD_SETFD) != 0) {
+            supervisor.installedAt(target);
         }
         long scratch = scratch() + AT_REPLY;
         MEMORY.putLong(scratch, id);

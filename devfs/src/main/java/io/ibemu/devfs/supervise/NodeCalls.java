@@ -2,6 +2,7 @@ package io.ibemu.devfs.supervise;
 
 import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.devfs.device.DeviceNode;
+import io.ibemu.devfs.device.MappableFile;
 import io.ibemu.devfs.device.MessageFile;
 import io.ibemu.devfs.supervise.Listener.Notification;
 import io.ibemu.kernel.Errno;
@@ -19,10 +20,17 @@ import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
  * The calls on a supervised node and on the descriptors its opens made: open/openat/openat2 of
  * the node (the device opens; the file lands in the reserved range, a FUSE file or a socket
  * pair), fstat/newfstatat/statx of a range descriptor (the node's own stat), and write/writev
- * (the device takes the whole buffer in one call). read, ioctl and dup of socket-carried files
- * are {@link SocketFileCalls}'; netlink sockets are {@link NetlinkCalls}'.
+ * (the device takes the whole buffer in one call); mmap of a memfd-carried file (checked by its
+ * device), and the seek, positioned I/O and size calls such a file would otherwise serve itself.
+ * read, ioctl and dup of socket-carried and memfd-carried files are {@link SocketFileCalls}';
+ * netlink sockets are {@link NetlinkCalls}'.
  */
 final class NodeCalls {
+    private static final long PAGE_SIZE = 4096;
+    private static final long MAP_TYPE = 0x0f;
+    private static final long MAP_SHARED = 0x01;
+    private static final long MAP_SHARED_VALIDATE = 0x03;
+    private static final long PROT_WRITE = 0x2;
 
     private final Listener listener;
     private final Supervisor supervisor;
@@ -87,8 +95,13 @@ final class NodeCalls {
             DeviceFile file = node.device().open(new SupervisedCaller(listener, n.id(), n.tid()), openFlags);
             carried = !node.supervisedIo() && file instanceof MessageFile && supervisor.socketFiles() != null
                     && !Supervisor.wantsFuseFiles(n.tid());
-            local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
-                    : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
+            if (node.supervisedIo() && file instanceof MappableFile m && supervisor.mappedFiles() != null) {
+                carried = true; // installed in the range, as a socket-carried file is
+                local = supervisor.mappedFiles().open(node, m, openFlags);
+            } else {
+                local = carried ? openSocketFile(node, (MessageFile) file, openFlags)
+                        : supervisor.openFile(node.supervisedIo() ? node : null, file, openFlags);
+            }
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;
@@ -134,6 +147,55 @@ final class NodeCalls {
             }
         }
         return remote;
+    }
+
+    /**
+     * mmap of a range descriptor: a memfd-carried file's device checks offset and size as its
+     * driver's mmap would (after the generic checks of do_mmap that come first), then the kernel
+     * maps the memfd's pages; any other file's mmap is its own.
+     */
+    void mmap(Notification n) throws Errno {
+        long[] a = n.args();
+        NodeFile f = listener.mappedFile(n.tid(), a[4]);
+        if (f == null || !(f.file instanceof MappableFile m)) {
+            listener.proceed(n);
+            return;
+        }
+        long length = a[1];
+        long prot = a[2];
+        long flags = a[3];
+        long offset = a[5];
+        boolean shared = (flags & MAP_TYPE) == MAP_SHARED || (flags & MAP_TYPE) == MAP_SHARED_VALIDATE;
+        if (length == 0 || (offset & (PAGE_SIZE - 1)) != 0) {
+            listener.fail(n, Errno.EINVAL);
+        } else if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY
+                || shared && (prot & PROT_WRITE) != 0 && (f.flags & Syscalls.O_ACCMODE) != Syscalls.O_RDWR) {
+            listener.fail(n, Errno.EACCES);
+        } else {
+            try {
+                m.mmap(offset, length, (int) prot, (int) flags);
+                listener.proceed(n);
+            } catch (Errno e) {
+                listener.fail(n, e.code());
+            }
+        }
+    }
+
+    /**
+     * lseek, positioned reads and writes, ftruncate, fallocate of a memfd-carried file: what the
+     * kernel answers for a nonseekable char device (no_llseek, no FMODE_PREAD/PWRITE: ESPIPE;
+     * do_sys_ftruncate of a non-regular file: EINVAL; vfs_fallocate: ENODEV), not the memfd's.
+     */
+    void positioned(Notification n) {
+        if (listener.mappedFile(n.tid(), n.args()[0]) == null) {
+            listener.proceed(n);
+            return;
+        }
+        listener.fail(n, switch (n.nr()) {
+            case Syscalls.SYS_FTRUNCATE -> Errno.EINVAL;
+            case Syscalls.SYS_FALLOCATE -> Errno.ENODEV;
+            default -> Errno.ESPIPE;
+        });
     }
 
     /** fstat/newfstatat/statx(AT_EMPTY_PATH) of a range fd: the node's own stat. */

@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * One open of a supervised {@link DeviceNode}: the device's file, known to the supervisor by the
- * inode of the FUSE file that carries it, until its release (the last close in any process).
+ * inode of the FUSE file (or the memfd) that carries it, until its release (the last close in any process).
  */
 final class NodeFile implements DeviceFile {
 
@@ -22,11 +22,19 @@ final class NodeFile implements DeviceFile {
     final DeviceFile file;
     /** The open's flags; O_NONBLOCK set later with fcntl is not seen by supervised writes. */
     final int flags;
+    /** Carried by a memfd of the daemon's ({@link MappedFiles}), not by a FUSE file. */
+    final boolean mapped;
     private final Map<Long, NodeFile> registry;
     private final DescriptorCache<Object> descriptors;
     private volatile long inode = -1;
 
     NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry, DescriptorCache<Object> descriptors) {
+        this(node, file, flags, registry, descriptors, false);
+    }
+
+    NodeFile(DeviceNode node, DeviceFile file, int flags, Map<Long, NodeFile> registry, DescriptorCache<Object> descriptors,
+            boolean mapped) {
+        this.mapped = mapped;
         this.node = node;
         this.file = file;
         this.flags = flags;

@@ -33,6 +33,9 @@ final class SocketFileCalls {
     private static final int MSG_DONTWAIT = 0x40;
     private static final int IOC_WRITE = 1;
     private static final int IOC_READ = 2;
+    private static final long PAGE = 4096; // the smallest page: a larger one only reads ahead less
+    /** Bytes read past an ioctl's argument in its last page: a uverbs header's 62 attributes. */
+    private static final int READ_AHEAD = 1024;
     /** The kernel's own restart code: with SA_RESTART the call runs again, without it is EINTR. */
     private static final int ERESTARTSYS = 512;
     // ioctls the VFS answers for every file before the driver (do_vfs_ioctl): a socket's the same
@@ -60,7 +63,7 @@ final class SocketFileCalls {
         Object found = listener.rangeFile(n.tid(), a[0]);
         SocketFile s = found instanceof SocketFile f ? f : null;
         if (s == null) {
-            if (found instanceof NodeFile f && n.nr() == Syscalls.SYS_READ && a[2] == 0) {
+            if (found instanceof NodeFile f && (f.mapped || n.nr() == Syscalls.SYS_READ && a[2] == 0)) {
                 readNothing(n, f);
             } else {
                 listener.proceed(n);
@@ -114,7 +117,8 @@ final class SocketFileCalls {
     /**
      * read(fd, buf, 0) of a FUSE file in the range (uverbs): FUSE answers 0 without asking,
      * where vfs_read goes on whatever the count (a file without read: EINVAL). So the device
-     * file answers.
+     * file answers; and any read of a memfd-carried file (uverbs with mapped queues), which
+     * would otherwise read the queue memory: a device such a file serves has no read.
      */
     private void readNothing(Notification n, NodeFile f) {
         if ((f.flags & Syscalls.O_ACCMODE) == Syscalls.O_WRONLY) {
@@ -207,11 +211,16 @@ final class SocketFileCalls {
             listener.proceed(n);
             return;
         }
-        SocketFile s = listener.socketFile(n.tid(), a[0]);
+        Object found = listener.rangeFile(n.tid(), a[0]);
+        SocketFile s = found instanceof SocketFile f ? f : null;
+        if (found instanceof NodeFile f && f.mapped) {
+            duplicateMapped(n);
+            return;
+        }
         if (s == null) {
             if ((n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) && a[1] >= listener.base()
                     && a[1] < listener.base() + listener.count()) {
-                supervisor.socketFiles().installed((int) a[1]);
+                supervisor.installedAt((int) a[1]);
             }
             listener.proceed(n);
             return;
@@ -242,6 +251,40 @@ final class SocketFileCalls {
             } finally {
                 Syscalls.LIBC.close(local);
             }
+        } catch (Errno e) {
+            listener.fail(n, e.code());
+        } finally {
+            Syscalls.LIBC.close(copy);
+        }
+    }
+
+    /**
+     * dup/F_DUPFD of a memfd-carried file: the copy goes to a range number as for a socket-carried
+     * one, so that its calls stay the daemon's; a dup2/dup3 continues (to a number outside the
+     * range its copy is the memfd itself: see docs/compatibility.md).
+     */
+    private void duplicateMapped(Notification n) throws Errno {
+        long[] a = n.args();
+        if (n.nr() == Syscalls.SYS_DUP2 || n.nr() == Syscalls.SYS_DUP3) {
+            if (a[1] >= listener.base() && a[1] < listener.base() + listener.count()) {
+                supervisor.installedAt((int) a[1]);
+            }
+            listener.proceed(n);
+            return;
+        }
+        Copy c = copyOf(n);
+        if (c.errno() != 0) {
+            listener.fail(n, c.errno());
+            return;
+        }
+        if (c.target() < listener.base() || c.target() >= listener.base() + listener.count()) {
+            listener.proceed(n); // F_DUPFD above the range: the kernel's own answer
+            return;
+        }
+        int copy = Syscalls.callerDescriptor(n.tid(), (int) a[0]);
+        try {
+            listener.addFd(n.id(), copy, c.target(), Syscalls.ADDFD_SETFD | Syscalls.ADDFD_SEND,
+                    c.cloexec() ? Syscalls.O_CLOEXEC : 0);
         } catch (Errno e) {
             listener.fail(n, e.code());
         } finally {
@@ -388,9 +431,10 @@ final class SocketFileCalls {
         int dir = cmd >>> 30;
         int size = (cmd >>> 16) & 0x3fff;
         byte[] in = new byte[0];
+        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid());
         if ((dir & IOC_WRITE) != 0 && size > 0) {
             try {
-                in = ProcessMemory.read(n.tid(), a[2], size);
+                in = readArgument(caller, a[2], size);
             } catch (Errno e) {
                 listener.fail(n, Errno.EFAULT);
                 return;
@@ -398,7 +442,7 @@ final class SocketFileCalls {
         }
         IoctlResult result;
         try {
-            result = file.ioctl(new SupervisedCaller(listener, n.id(), n.tid()), cmd, a[2], in);
+            result = file.ioctl(caller, cmd, a[2], in);
         } catch (Errno e) {
             listener.fail(n, e.code());
             return;
@@ -413,6 +457,21 @@ final class SocketFileCalls {
         } else {
             listener.reply(n, result.value());
         }
+    }
+
+    /**
+     * The ioctl's {@code size} argument bytes, read together with the rest of the last page they
+     * touch (at most {@link #READ_AHEAD} bytes): what follows an argument (uverbs' attribute array
+     * after its header, often the command it points to) then costs no second process_vm_readv.
+     * No page is touched that the argument does not, so EFAULT is the argument's own.
+     */
+    private static byte[] readArgument(SupervisedCaller caller, long arg, int size) throws Errno {
+        long end = arg + size;
+        long pageEnd = (end + PAGE - 1) & -PAGE;
+        int ahead = (int) Math.min(pageEnd - end, READ_AHEAD);
+        byte[] bytes = ProcessMemory.read(caller.tid(), arg, size + ahead);
+        caller.readAhead(arg, bytes);
+        return Arrays.copyOf(bytes, size);
     }
 
     /** F_DUPFD's answer past the range: the lowest number from {@code from} on that is free, or -1. */

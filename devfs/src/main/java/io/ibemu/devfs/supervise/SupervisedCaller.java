@@ -8,6 +8,7 @@ import io.ibemu.kernel.Errno;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,6 +24,9 @@ final class SupervisedCaller implements Caller {
     private final boolean signals;
     private DeviceNode.Credentials credentials; // read on demand, by the one thread serving the call
     private PendingSignals signalled = PendingSignals.NONE;
+    /** Caller memory read ahead at {@link #windowAt} (the ioctl argument's pages), kept current by our writes. */
+    private byte[] window = new byte[0];
+    private long windowAt;
 
     SupervisedCaller(Listener listener, long id, int tid) {
         this(listener, id, tid, false);
@@ -71,6 +75,84 @@ final class SupervisedCaller implements Caller {
     /** What the last {@link #interrupted()} saw pending: NONE when it was the notification that ended. */
     PendingSignals signalled() {
         return signalled;
+    }
+
+    /**
+     * Serves later reads inside {@code bytes} (the caller's memory at {@code address}, read just
+     * now) without another process_vm_readv: the caller is stopped in its system call.
+     */
+    void readAhead(long address, byte[] bytes) {
+        windowAt = address;
+        window = bytes;
+    }
+
+    @Override
+    public byte[] readMemory(long address, int length) throws Errno {
+        byte[] held = inWindow(address, length);
+        return held != null ? held : Caller.super.readMemory(address, length);
+    }
+
+    /** The ranges outside the window in one process_vm_readv, none when the window holds them all. */
+    @Override
+    public byte[][] readMemory(long[] addresses, int[] lengths) {
+        byte[][] out = new byte[addresses.length][];
+        int[] rest = new int[addresses.length];
+        int n = 0;
+        for (int i = 0; i < addresses.length; i++) {
+            out[i] = inWindow(addresses[i], lengths[i]);
+            if (out[i] == null) {
+                rest[n++] = i;
+            }
+        }
+        if (n == 0) {
+            return out;
+        }
+        long[] at = new long[n];
+        int[] len = new int[n];
+        for (int k = 0; k < n; k++) {
+            at[k] = addresses[rest[k]];
+            len[k] = lengths[rest[k]];
+        }
+        byte[][] got = Caller.super.readMemory(at, len);
+        if (got == null) {
+            return null;
+        }
+        for (int k = 0; k < n; k++) {
+            out[rest[k]] = got[k];
+        }
+        return out;
+    }
+
+    private byte[] inWindow(long address, int length) {
+        long from = address - windowAt;
+        if (from >= 0 && length >= 0 && from <= window.length - (long) length) {
+            return Arrays.copyOfRange(window, (int) from, (int) from + length);
+        }
+        return null;
+    }
+
+    @Override
+    public void writeMemory(long address, byte[] data) throws Errno {
+        Caller.super.writeMemory(address, data);
+        reflect(address, data);
+    }
+
+    @Override
+    public int writeMemory(long[] addresses, byte[][] data) {
+        int whole = Caller.super.writeMemory(addresses, data);
+        for (int i = 0; i < whole; i++) {
+            reflect(addresses[i], data[i]);
+        }
+        return whole;
+    }
+
+    /** What we wrote into the caller's memory, into the window that read it before. */
+    private void reflect(long address, byte[] data) {
+        long from = Math.max(address, windowAt);
+        long to = Math.min(address + data.length, windowAt + window.length);
+        if (from < to) {
+            System.arraycopy(data, (int) (from - address), window, (int) (from - windowAt), (int) (to - from));
+        }
     }
 
     @Override

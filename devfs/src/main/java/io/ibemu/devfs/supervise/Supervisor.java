@@ -71,6 +71,8 @@ public final class Supervisor implements AutoCloseable {
     private final Predicate<Object> remember;
     /** Opens of nodes whose files are {@link MessageFile}s, carried by socket pairs; null: those go over FUSE too. */
     private final SocketFiles sockets;
+    /** Opens of nodes whose files map memory, carried by memfds; null: this kernel cannot. */
+    private final MappedFiles mapped;
     private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
     private final ThreadPoolExecutor pool;
     private final Thread acceptor;
@@ -80,11 +82,15 @@ public final class Supervisor implements AutoCloseable {
     private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
-            Map<Integer, NetlinkFamily> families, DescriptorCache<Object> descriptors, SocketFiles sockets) {
+            Map<Integer, NetlinkFamily> families, DescriptorCache<Object> descriptors, SocketFiles sockets,
+            MappedFiles mapped) {
         this.devices = devices;
         this.descriptors = descriptors;
-        this.remember = file -> file instanceof SocketFile || devices.closesSeen();
+        // a memfd-carried file is remembered as a socket-carried one: until its release (the
+        // close event) or an install at its number; a FUSE node file while its closes are seen
+        this.remember = file -> file instanceof SocketFile || file instanceof NodeFile f && f.mapped || devices.closesSeen();
         this.sockets = sockets;
+        this.mapped = mapped;
         this.netlink = new NetlinkSockets(families);
         this.server = server;
         this.socket = socket;
@@ -165,7 +171,8 @@ public final class Supervisor implements AutoCloseable {
             }
             throw e;
         }
-        Supervisor s = new Supervisor(devices, server, socket, dev, families, descriptors, sockets);
+        Supervisor s = new Supervisor(devices, server, socket, dev, families, descriptors, sockets,
+                MappedFiles.start(descriptors));
         s.acceptor.start();
         s.watchdog.start();
         return s;
@@ -221,6 +228,9 @@ public final class Supervisor implements AutoCloseable {
         if (sockets != null) {
             sockets.close();
         }
+        if (mapped != null) {
+            mapped.close();
+        }
     }
 
     // ---- for the listeners ----
@@ -238,6 +248,28 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** The socket-carried files, or null when message files go over FUSE. */
+    /**
+     * A descriptor was installed at {@code fd} in some caller: an earlier answer for that number
+     * may name a file closed there unseen (socket- and memfd-carried files' closes are not seen
+     * one by one).
+     */
+    void installedAt(int fd) {
+        descriptors.forgetNumber(fd);
+    }
+
+    /**
+     * Whether supervised programs can map device files here (memfd and inotify in this kernel):
+     * a device that maps memory must otherwise present what needs no mapping.
+     */
+    public static boolean canMapFiles() {
+        return MappedFiles.available();
+    }
+
+    /** The memfd-carried files, or null when this kernel has no memfd or inotify. */
+    MappedFiles mappedFiles() {
+        return mapped;
+    }
+
     SocketFiles socketFiles() {
         return sockets;
     }
@@ -312,7 +344,7 @@ public final class Supervisor implements AutoCloseable {
      * files are remembered only while every close of theirs is seen (FUSE FLUSH).
      */
     Object rangeFile(int tid, int fd, long pathScratch, long statScratch) {
-        if (nodeFiles.isEmpty() && (sockets == null || sockets.isEmpty())) {
+        if (nodeFiles.isEmpty() && (sockets == null || sockets.isEmpty()) && (mapped == null || mapped.isEmpty())) {
             return null;
         }
         return descriptors.lookup(tid, fd, pathScratch, statScratch, Syscalls.AT_STATX_DONT_SYNC, remember, fileOf);
@@ -322,6 +354,9 @@ public final class Supervisor implements AutoCloseable {
         long inode = MEMORY.getLong(stat + Syscalls.STATX_INO_OFFSET);
         if (dev(stat) == fuseDev) {
             return nodeFiles.get(inode);
+        }
+        if (mapped != null && dev(stat) == mapped.dev()) {
+            return mapped.byInode(inode);
         }
         return sockets == null ? null : sockets.byInode(inode);
     }
@@ -358,6 +393,18 @@ public final class Supervisor implements AutoCloseable {
     private static long dev(long statx) {
         return ((long) MEMORY.getInt(statx + Syscalls.STATX_DEV_MAJOR) << 32)
                 | (MEMORY.getInt(statx + Syscalls.STATX_DEV_MINOR) & 0xffffffffL);
+    }
+
+    /** The device of descriptor {@code fd}'s inode, as {@link #dev} gives it. */
+    static long deviceOfDescriptor(int fd) throws Errno {
+        long scratch = MEMORY.allocateMemory(Syscalls.STATX_SIZE + 1, true);
+        try {
+            Syscalls.syscall(Syscalls.SYS_STATX, fd, scratch + Syscalls.STATX_SIZE, Syscalls.AT_EMPTY_PATH,
+                    Syscalls.STATX_INO, scratch);
+            return dev(scratch);
+        } finally {
+            MEMORY.freeMemory(scratch);
+        }
     }
 
     private static long deviceOf(String path) throws IOException {

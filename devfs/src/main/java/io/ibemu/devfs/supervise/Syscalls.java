@@ -45,6 +45,15 @@ final class Syscalls {
     static final int SYS_WRITE = 1;
     static final int SYS_OPEN = 2;
     static final int SYS_FSTAT = 5;
+    static final int SYS_LSEEK = 8;
+    static final int SYS_MMAP = 9;
+    static final int SYS_PREAD64 = 17;
+    static final int SYS_FTRUNCATE = 77;
+    static final int SYS_FALLOCATE = 285;
+    static final int SYS_PREADV = 295;
+    static final int SYS_PWRITEV = 296;
+    static final int SYS_PREADV2 = 327;
+    static final int SYS_PWRITEV2 = 328;
     static final int SYS_RT_SIGACTION = 13;
     static final int SYS_RT_SIGRETURN = 15;
     static final int SYS_IOCTL = 16;

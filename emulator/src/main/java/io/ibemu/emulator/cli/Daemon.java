@@ -18,6 +18,9 @@ import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
+import io.ibemu.emulator.fault.FaultControl;
+import io.ibemu.emulator.fault.FaultSyntaxException;
+import io.ibemu.emulator.fault.Faults;
 import io.ibemu.emulator.topology.DefaultFabric;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.topology.Topology;
@@ -54,13 +57,14 @@ final class Daemon implements AutoCloseable {
 
     /**
      * {@code presetSubnet}: --sm preset; {@code udev}: apply the rules to every event; {@code rules}: these
-     * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them).
+     * directories' besides the system's, as /etc/udev/rules.d's (with {@code rulesOnly}: instead of them);
+     * {@code faults}: the --faults file or null.
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
                    List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi,
-                   Ipoib.Config ipoib) {
+                   Ipoib.Config ipoib, Path faults) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null, null);
         }
     }
 
@@ -74,6 +78,8 @@ final class Daemon implements AutoCloseable {
     }
 
     private final MadLayer layer;
+    /** The instance's fault rules: every point consults this one table. */
+    private final Faults faults = new Faults();
     /** The data path every local HCA's verbs model shares, and those models' devices. */
     private final DataLink link;
     /** The local HCAs, at start and hot-plugged. */
@@ -98,6 +104,7 @@ final class Daemon implements AutoCloseable {
     }
 
     static Daemon start(Options o) throws StartFailure {
+        List<String> faultRules = readFaults(o.faults());
         Topology topology = readTopology(o.topology());
         Fabric fabric = Fabric.of(topology);
         List<LocalHca> hcas = localHcas(fabric, o.locals(), readIdentities(o.identity()));
@@ -108,6 +115,7 @@ final class Daemon implements AutoCloseable {
         DeviceDirectory devices = new DeviceDirectory("ibemu");
         SysfsTree sysfs = new SysfsTree("ibemu-sysfs");
         Daemon daemon = new Daemon(layer, new DataLink(fabric), devices, sysfs);
+        daemon.faults.attach(fabric);
         try {
             MountNamespace.requirePrivate();
             Path work = o.state().resolve("mnt");
@@ -120,7 +128,7 @@ final class Daemon implements AutoCloseable {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     int index = hca.umadIndex(p);
                     // umad: a real node (udevadm and libudev stat it), opened through the supervisor, used over FUSE
-                    UmadDevice umad = new UmadDevice(layer, hca.port(p));
+                    UmadDevice umad = new UmadDevice(layer, hca.port(p), daemon.faults);
                     devices.addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
                     umads.computeIfAbsent(hca, k -> new ArrayList<>()).add(umad);
                     // issm stays a FUSE file: OpenSM opens it read-only, which the supervisor never sees
@@ -129,7 +137,8 @@ final class Daemon implements AutoCloseable {
             }
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
-                UverbsDevice uverbs = new UverbsDevice(new Hca(hca, fabric, daemon.link), hca.index(), o.kernelAbi());
+                UverbsDevice uverbs = new UverbsDevice(daemon.faults.attach(new Hca(hca, fabric, daemon.link)), hca.index(), o.kernelAbi(),
+                        daemon.faults);
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -138,7 +147,7 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi()), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
                 daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
@@ -178,11 +187,12 @@ final class Daemon implements AutoCloseable {
                 daemon.udev = udevWorker(o, devices);
                 daemon.udev.listen(daemon.uevents);
             }
+            daemon.armFaults(o.faults(), faultRules);
             infiniband.announce();
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
-                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib)),
-                    o.state());
+                    Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib,
+                            "fault", daemon::fault)), o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
@@ -380,6 +390,35 @@ final class Daemon implements AutoCloseable {
             minor += node.portCount();
         }
         return hcas;
+    }
+
+    /** --faults FILE: its rules, each already read once, so that a malformed one stops the start. */
+    private static List<String> readFaults(Path file) throws StartFailure {
+        try {
+            return file == null ? List.of() : FaultControl.readFile(file);
+        } catch (FaultSyntaxException e) {
+            throw new StartFailure("--faults: " + e.getMessage());
+        }
+    }
+
+    /** Arms the --faults rules once the devices have offered their command names. */
+    private void armFaults(Path file, List<String> rules) throws IOException {
+        for (String rule : rules) {
+            try {
+                faults.add(rule);
+            } catch (FaultSyntaxException e) {
+                throw new IOException("--faults " + file + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /** `ctl fault add|list|clear`. */
+    private List<String> fault(List<String> args) throws ControlException {
+        try {
+            return new FaultControl(faults).run(args);
+        } catch (FaultSyntaxException e) {
+            throw new ControlException(e.getMessage());
+        }
     }
 
     /** `ctl settle`: returns once the rules ran for every event so far (nothing to wait for without --udev). */

@@ -7,6 +7,7 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.kernel.Fatal;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import picocli.CommandLine.Command;
 import sun.misc.Signal;
 import picocli.CommandLine.Option;
@@ -59,6 +60,11 @@ final class DaemonCommand implements Callable<Integer> {
                     + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
     String backend = "fuse";
 
+    @Option(names = "--provider", paramLabel = "qib1|qib2", defaultValue = "qib1",
+            description = "Which provider the verbs devices serve: qib1 (ipathverbs at driver ABI 1: every verb a "
+                    + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
+                    + "with no system call; needs --backend fuse).")
+    String provider = "qib1";
     @Option(names = "--kernel-abi", paramLabel = "write-only|5.4|6.1",
             description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
                     + "libibverbs uses write() for everything), or a release's ioctl objects and methods "
@@ -75,6 +81,10 @@ final class DaemonCommand implements Callable<Integer> {
     @Option(names = "--rules-only", paramLabel = "DIR",
             description = "With --udev: the rules of DIR (and of --rules) only, none of the system's (repeatable; implies --udev).")
     List<Path> rulesOnly = new ArrayList<>();
+
+    @Option(names = "--faults", paramLabel = "FILE",
+            description = "Fault rules to arm at start, one a line (# comments); see docs/fault-injection.md.")
+    Path faults;
 
     @Option(names = "--supervise-stub", paramLabel = "FILE",
             description = "The ibemu-supervise stub: udevadm and RUN programs run under the supervisor, as commands do.")
@@ -129,11 +139,13 @@ final class DaemonCommand implements Callable<Integer> {
                 case "--sm" -> command.sm = value;
                 case "--umad-transport" -> command.umadTransport = value;
                 case "--backend" -> command.backend = value;
+                case "--provider" -> command.provider = value;
                 case "--kernel-abi" -> command.kernelAbi = value;
                 case "--rules" -> command.rules.add(Path.of(value));
                 case "--rules-only" -> command.rulesOnly.add(Path.of(value));
                 case "--supervise-stub" -> command.superviseStub = Path.of(value);
                 case "--ipoib-net" -> command.ipoibNet = value;
+                case "--faults" -> command.faults = Path.of(value);
                 default -> {
                     return null;
                 }
@@ -175,6 +187,24 @@ final class DaemonCommand implements Callable<Integer> {
         }
         // read by every DeviceDirectory
         System.setProperty("ibemu.devfs.backend", backend);
+        ProviderProfile profile = ProviderProfile.of(provider);
+        if (profile == null) {
+            System.err.println("ibemu: --provider " + provider + ": qib1 or qib2");
+            return 2;
+        }
+        if (profile.mapsQueues() && backend.equals("cuse")) {
+            // cuse_frontend_fops has no mmap: the queues stay write()-only
+            System.err.println("ibemu: --provider " + provider + " maps queues, which a CUSE device cannot: serving "
+                    + ProviderProfile.QIB1.label() + " (write-only queues) instead; use --backend fuse for " + provider);
+            profile = ProviderProfile.QIB1;
+        } else if (profile.mapsQueues() && !Supervisor.canMapFiles()) {
+            System.err.println("ibemu: --provider " + provider + " maps queues, which needs memfd_create and inotify "
+                    + "(Linux 3.17 on): this kernel lacks one, so " + ProviderProfile.QIB1.label()
+                    + " (write-only queues) is served instead");
+            profile = ProviderProfile.QIB1;
+        }
+        // read by every UverbsDevice and the sysfs and netlink views of it
+        System.setProperty(ProviderProfile.PROPERTY, profile.label());
         Ipoib.Config ipoibConfig = null;
         if (ipoib) {
             try {
@@ -199,7 +229,7 @@ final class DaemonCommand implements Callable<Integer> {
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
                     udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
-                    ipoibConfig));
+                    ipoibConfig, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -7,6 +7,7 @@ import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fault.Faults;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
@@ -51,7 +52,7 @@ final class Hotplug {
 
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
-                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi) {
+                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, Faults faults) {
     }
 
     private final Machine m;
@@ -160,14 +161,15 @@ final class Hotplug {
         List<UmadDevice> umads = new ArrayList<>();
         for (int port = 1; port <= hca.node().portCount(); port++) {
             int index = hca.umadIndex(port);
-            UmadDevice umad = new UmadDevice(m.layer(), hca.port(port));
+            UmadDevice umad = new UmadDevice(m.layer(), hca.port(port), m.faults());
             m.devices().addCharDevice("umad" + index, InfinibandSysfs.UMAD_MAJOR, index, 0600, umad, false);
             Daemon.addIssm(m.devices(), index, new IssmDevice(m.fabric(), hca.port(port)));
             m.devices().show("umad" + index);
             m.devices().show("issm" + index);
             umads.add(umad);
         }
-        UverbsDevice uverbs = new UverbsDevice(new Hca(hca, m.fabric(), m.link()), hca.index(), m.kernelAbi());
+        UverbsDevice uverbs = new UverbsDevice(m.faults().attach(new Hca(hca, m.fabric(), m.link())), hca.index(), m.kernelAbi(),
+                m.faults());
         m.devices().addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
         m.devices().show("uverbs" + hca.index());
         return new Plugged(hca, umads, uverbs);

@@ -95,6 +95,11 @@ public final class Console {
               ipoib child add IFACE PKEY      a P_Key child IFACE.PKEY (as create_child): its own UD
                                               QP, that partition's broadcast group; made down
               ipoib child remove NAME         remove a P_Key child (as delete_child)
+              fault add RULE...               arm a fault rule: key=value words such as
+                                              on=uverbs:CREATE_QP errno=ENOMEM nth=1 (see
+                                              docs/fault-injection.md); prints the rule's id
+              fault list                      every rule, a line each: ID hits=N matched=M RULE
+              fault clear [ID]                remove rule ID, or every rule
               help                            this list
             """;
 
@@ -196,7 +201,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, ipoib or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, ipoib, fault or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -26,6 +26,7 @@ public final class Fabric {
     public static final LinkSpeed DEFAULT_SPEED = LinkSpeed.QDR;
 
     private final Object lock = new Object();
+    private volatile MadFault madFault = MadFault.NONE;
     private final Topology topology;
     /** Replaced whole under the lock when a node comes or goes, so readers iterate a snapshot. */
     private volatile List<Node> nodes;
@@ -304,6 +305,15 @@ public final class Fabric {
             }
             return new Topology(specs, links);
         }
+    }
+
+    /** What a fault rule makes of each MAD leaving a port (MadFault.NONE: nothing). */
+    public void madFault(MadFault fault) {
+        this.madFault = fault;
+    }
+
+    MadFault madFault() {
+        return madFault;
     }
 
     /** The one lock that guards all mutable fabric state; never held while blocking. */

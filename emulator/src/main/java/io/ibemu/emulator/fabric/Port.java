@@ -409,12 +409,17 @@ public final class Port {
 
     /**
      * Whether the packet carrying {@code mad} is lost as it leaves this port (a drop rate set
-     * with {@link #setDropRate}; none by default). A lost packet reaches the other end corrupt,
+     * with {@link #setDropRate}, or a fault rule: {@link MadFault}; none by default). A lost packet reaches the other end corrupt,
      * which counts it in PortRcvErrors and discards it, as a bad CRC would be (IBA 7.8.4). The
      * draws are pseudo-random from a seed fixed when the rate is set, so a run repeats. Called by
      * the wire with the fabric lock held.
      */
     public boolean dropsOutgoing(byte[] mad) {
+        return (dropsByRate(mad) || node.fabric().madFault().drops(this, mad)) && lostOnTheWire();
+    }
+
+    /** The port's own drop rate (ctl drop) decides: the draw is made only for a MAD it applies to. */
+    private boolean dropsByRate(byte[] mad) {
         double rate = dropRate;
         if (rate <= 0) {
             return false;
@@ -429,15 +434,18 @@ public final class Port {
                 return false;
             }
         }
-        boolean lost;
         synchronized (this) {
-            lost = rate >= 1 || dropRandom.nextDouble() < rate;
+            return rate >= 1 || dropRandom.nextDouble() < rate;
         }
+    }
+
+    /** A packet lost leaving this port: the far end counts it in PortRcvErrors. Always true. */
+    private boolean lostOnTheWire() {
         Port receiver = peer;
-        if (lost && receiver != null) {
+        if (receiver != null) {
             receiver.count(Counter.RCV_ERRORS, 1);
         }
-        return lost;
+        return true;
     }
 
     /**

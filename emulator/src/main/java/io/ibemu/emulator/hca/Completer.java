@@ -55,8 +55,9 @@ final class Completer {
         while (!qp.sq.isEmpty()) {
             flushSend(qp, qp.sq.poll());
         }
-        while (!qp.rq.isEmpty()) {
-            flushReceive(qp, qp.rq.poll());
+        for (ReceiveWorkRequest r = qp.rq.peek(); r != null; r = qp.rq.peek()) {
+            qp.rq.consume();
+            flushReceive(qp, r);
         }
         if (entering && qp.srq() != null) {
             hca.fire(new AsyncEvent(AsyncEvent.Type.QP_LAST_WQE_REACHED, qp));

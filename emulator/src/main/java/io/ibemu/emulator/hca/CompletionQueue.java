@@ -1,7 +1,5 @@
 package io.ibemu.emulator.hca;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -14,7 +12,8 @@ public final class CompletionQueue {
     private final VerbsOwner owner;
     private final int compVector;
     private final CompletionListener listener;
-    private final ArrayDeque<WorkCompletion> entries = new ArrayDeque<>();
+    /** The completions' memory: the model's own until a provider shares a ring ({@link Hca#shareCompletionRing}). */
+    private CompletionRing ring;
     private int capacity;
     /** 0: not armed; ARM_NEXT or ARM_SOLICITED. */
     private int armed;
@@ -30,6 +29,7 @@ public final class CompletionQueue {
         this.hca = hca;
         this.owner = owner;
         this.capacity = capacity;
+        this.ring = new PrivateCompletionRing(capacity);
         this.compVector = compVector;
         this.listener = listener;
     }
@@ -63,19 +63,14 @@ public final class CompletionQueue {
     /** Takes up to {@code max} completions, oldest first (ibv_poll_cq). */
     public List<WorkCompletion> poll(int max) {
         synchronized (hca.lock()) {
-            int n = Math.min(max, entries.size());
-            List<WorkCompletion> out = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                out.add(entries.poll());
-            }
-            return out;
+            return ring.poll(max);
         }
     }
 
     /** Completions waiting to be polled. */
     public int outstanding() {
         synchronized (hca.lock()) {
-            return entries.size();
+            return ring.outstanding();
         }
     }
 
@@ -101,14 +96,13 @@ public final class CompletionQueue {
 
     /** Under the model lock: adds a completion, firing the armed event or CQ_ERR on overflow. */
     void enter(WorkCompletion wc, boolean solicited) {
-        if (entries.size() >= capacity) {
+        if (!ring.offer(wc)) {
             if (!overflowed) {
                 overflowed = true;
                 hca.fire(new AsyncEvent(AsyncEvent.Type.CQ_ERR, this));
             }
             return;
         }
-        entries.add(wc);
         if (armed == ARM_NEXT || (armed == ARM_SOLICITED && (solicited || !wc.isSuccess()))) {
             armed = 0;
             if (listener != null) {
@@ -120,5 +114,27 @@ public final class CompletionQueue {
     /** Under the model lock: resize_cq's capacity change; EINVAL-worthy sizes are checked by the caller. */
     void resize(int cqe) {
         capacity = cqe;
+        if (ring instanceof PrivateCompletionRing) {
+            ring = share(ring, new PrivateCompletionRing(cqe));
+        }
+    }
+
+    /** Under the model lock: completions move to {@code next} (rvt_resize_cq's copy), which serves from now on. */
+    void useRing(CompletionRing next) {
+        ring = share(ring, next);
+    }
+
+    private static CompletionRing share(CompletionRing from, CompletionRing to) {
+        for (WorkCompletion wc : from.poll(Integer.MAX_VALUE)) {
+            to.offer(wc);
+        }
+        return to;
+    }
+
+    /** Whether the program polls this CQ's memory itself (POLL_CQ through the ABI is then refused). */
+    public boolean shared() {
+        synchronized (hca.lock()) {
+            return !(ring instanceof PrivateCompletionRing);
+        }
     }
 }

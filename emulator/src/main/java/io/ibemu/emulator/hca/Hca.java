@@ -58,6 +58,8 @@ public final class Hca implements AutoCloseable {
     final Requester requester;
     final Responder responder;
     final Completer completer;
+    /** Consulted by the requester for each send completion. */
+    volatile CompletionFault completionFault = CompletionFault.NONE;
     final MulticastGroups multicast = new MulticastGroups();
     private final MemoryRegistration registration = new MemoryRegistration(this);
     private final QpModify qpModify = new QpModify(this);
@@ -109,6 +111,44 @@ public final class Hca implements AutoCloseable {
     /** The model lock (the link's): every verbs object is guarded by it. */
     public Object lock() {
         return link.lock();
+    }
+
+    /** What a fault rule makes of each send completion (CompletionFault.NONE: nothing). */
+    public void completionFault(CompletionFault fault) {
+        this.completionFault = fault;
+    }
+
+    /**
+     * Raises {@code type} as the hardware would report it, for fault injection: a QP event for QP
+     * {@code qpn} (an affiliated error first moves the QP to ERR and flushes it, IBA 11.6.3.1), a
+     * port or device event for {@code port}.
+     *
+     * @throws IllegalArgumentException when there is no such QP or port, or the type is about a CQ or SRQ
+     */
+    public void raise(AsyncEvent.Type type, int qpn, int port) {
+        synchronized (lock()) {
+            switch (type) {
+                case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, PATH_MIG, COMM_EST, QP_LAST_WQE_REACHED -> {
+                    QueuePair qp = qps.get(qpn);
+                    if (qp == null) {
+                        throw new IllegalArgumentException(String.format("%s has no QP 0x%x", local.name(), qpn));
+                    }
+                    if (type == AsyncEvent.Type.QP_FATAL || type == AsyncEvent.Type.QP_REQ_ERR
+                            || type == AsyncEvent.Type.QP_ACCESS_ERR) {
+                        completer.error(qp);
+                    }
+                    fire(new AsyncEvent(type, qp));
+                }
+                case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE,
+                        DEVICE_FATAL -> {
+                    if (port < 1 || port > node.portCount()) {
+                        throw new IllegalArgumentException(local.name() + " has no port " + port);
+                    }
+                    fire(new AsyncEvent(type, port));
+                }
+                default -> throw new IllegalArgumentException(type + " is about a CQ or an SRQ: not raised by rule yet");
+            }
+        }
     }
 
     /** Adds a listener for this HCA's asynchronous events (see {@link AsyncEventSink} for its rules). */
@@ -343,6 +383,38 @@ public final class Hca implements AutoCloseable {
         }
     }
 
+    /**
+     * A provider layer's ring becomes {@code cq}'s memory (at create_cq, or at resize_cq with its
+     * new size): the completions waiting move into it, as rvt_resize_cq copies them.
+     */
+    public void shareCompletionRing(CompletionQueue cq, CompletionRing ring) {
+        synchronized (lock()) {
+            cq.useRing(ring);
+        }
+    }
+
+    /** A provider layer's ring becomes the receive queue of {@code qp} (create_qp): WRs posted move into it. */
+    public void shareReceiveRing(QueuePair qp, ReceiveRing ring) {
+        synchronized (lock()) {
+            qp.rq = move(qp.rq, ring);
+        }
+    }
+
+    /** As {@link #shareReceiveRing(QueuePair, ReceiveRing)} for an SRQ (create_srq, modify_srq's new max_wr). */
+    public void shareReceiveRing(SharedReceiveQueue srq, ReceiveRing ring) {
+        synchronized (lock()) {
+            srq.queue = move(srq.queue, ring);
+        }
+    }
+
+    private static ReceiveRing move(ReceiveRing from, ReceiveRing to) {
+        for (ReceiveWorkRequest r = from.peek(); r != null; r = from.peek()) {
+            from.consume();
+            to.offer(r);
+        }
+        return to;
+    }
+
     /** destroy_cq. @throws Errno EBUSY while a QP or SRQ uses it */
     public void destroy(CompletionQueue cq) throws Errno {
         synchronized (lock()) {
@@ -422,6 +494,9 @@ public final class Hca implements AutoCloseable {
             }
             srq.maxWr = newMax;
             srq.limit = newLimit;
+            if (srq.queue instanceof PrivateReceiveRing own) {
+                own.capacity(newMax);
+            }
         }
     }
 
@@ -667,13 +742,10 @@ public final class Hca implements AutoCloseable {
                 if (r.sgList().size() > qp.capabilities().maxRecvSge()) {
                     throw new PostError(Errno.EINVAL, i);
                 }
-                if (qp.rq.size() >= qp.capabilities().maxRecvWr()) {
-                    throw new PostError(Errno.ENOMEM, i);
-                }
                 if (qp.currentState() == QpState.ERR) {
                     completer.flushReceive(qp, r);
-                } else {
-                    qp.rq.add(r);
+                } else if (!qp.rq.offer(r)) {
+                    throw new PostError(Errno.ENOMEM, i);
                 }
             }
         }
@@ -690,10 +762,9 @@ public final class Hca implements AutoCloseable {
                 if (r.sgList().size() > srq.maxSge) {
                     throw new PostError(Errno.EINVAL, i);
                 }
-                if (srq.queue.size() >= srq.maxWr) {
+                if (!srq.queue.offer(r)) {
                     throw new PostError(Errno.ENOMEM, i);
                 }
-                srq.queue.add(r);
             }
         }
     }

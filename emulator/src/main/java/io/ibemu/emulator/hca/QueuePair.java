@@ -23,7 +23,8 @@ public final class QueuePair {
 
     QpAttributes attrs;
     final ArrayDeque<SendWqe> sq = new ArrayDeque<>();
-    final ArrayDeque<ReceiveWorkRequest> rq = new ArrayDeque<>();
+    /** The receive queue's WRs: the model's own until a provider shares a ring ({@link Hca#shareReceiveRing}). */
+    ReceiveRing rq;
     /** The retry the head of the send queue waits for (RNR or transport timer); null when none. */
     ScheduledFuture<?> retry;
     /** Bumped whenever a retry is scheduled or cancelled, so a stale timer task does nothing. */
@@ -52,6 +53,7 @@ public final class QueuePair {
         this.qpNum = qpNum;
         this.capabilities = capabilities;
         this.attrs = QpAttributes.builder().cap(capabilities).build();
+        this.rq = new PrivateReceiveRing(capabilities.maxRecvWr());
     }
 
     public Hca hca() {

@@ -134,9 +134,10 @@ final class Requester {
         }
     }
 
-    private void finish(QueuePair qp, QueuePair.SendWqe w, int status, int byteLen) {
+    private void finish(QueuePair qp, QueuePair.SendWqe w, int outcome, int byteLen) {
+        int status = hca.completionFault.status(qp, w.wr, outcome);
         qp.sq.poll();
-        hca.completer.send(qp, w, status, byteLen);
+        hca.completer.send(qp, w, status, status == outcome ? byteLen : 0);
         if (status != WcStatus.SUCCESS) {
             hca.completer.error(qp);
         } else if (qp.sqDraining) {

@@ -56,17 +56,18 @@ final class Responder {
         return q.srq();
     }
 
-    private ReceiveWorkRequest take(QueuePair q, Packet p) {
+    /** The WR a message would use, left posted until {@link #consume}: an RNR or a drop leaves it for the next. */
+    private ReceiveWorkRequest peek(QueuePair q, Packet p) {
         SharedReceiveQueue s = srqOf(q, p);
-        return s != null ? s.take() : q.rq.poll();
+        return s != null ? s.peek() : q.rq.peek();
     }
 
-    private void putBack(QueuePair q, Packet p, ReceiveWorkRequest r) {
+    private void consume(QueuePair q, Packet p) {
         SharedReceiveQueue s = srqOf(q, p);
         if (s != null) {
-            s.queue.addFirst(r);
+            s.consume();
         } else {
-            q.rq.addFirst(r);
+            q.rq.consume();
         }
     }
 
@@ -90,14 +91,14 @@ final class Responder {
     // ---- operations ----
 
     private Response datagram(QueuePair q, Packet p, Port at) {
-        ReceiveWorkRequest r = take(q, p);
+        ReceiveWorkRequest r = peek(q, p);
         if (r == null) {
             return Response.NONE;
         }
         if (GRH_SPACE + p.length() > r.totalLength()) {
-            putBack(q, p, r);
             return Response.NONE;
         }
+        consume(q, p);
         boolean ok = p.grh() == null || Requester.scatter(q.pd(), r.sgList(), ByteBuffer.wrap(p.grh()), 0);
         ok = ok && Requester.scatter(q.pd(), r.sgList(), p.data(), GRH_SPACE);
         if (!ok) {
@@ -116,10 +117,11 @@ final class Responder {
         if (q.type() == QpType.XRC_TGT && srqOf(q, p) == null) {
             return invalidRequest(q);
         }
-        ReceiveWorkRequest r = take(q, p);
+        ReceiveWorkRequest r = peek(q, p);
         if (r == null) {
             return q.type().isReliable() ? Response.rnr(q.attrs.minRnrTimer()) : Response.NONE;
         }
+        consume(q, p);
         CompletionQueue cq = receiveCq(q, p);
         if (p.length() > r.totalLength()) {
             hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0), false);
@@ -141,7 +143,7 @@ final class Responder {
         }
         ReceiveWorkRequest r = null;
         if (p.hasImm()) {
-            r = take(q, p);
+            r = peek(q, p);
             if (r == null) {
                 return q.type().isReliable() ? Response.rnr(q.attrs.minRnrTimer()) : Response.NONE;
             }
@@ -158,13 +160,11 @@ final class Responder {
                 }
             }
             if (!ok) {
-                if (r != null) {
-                    putBack(q, p, r);
-                }
-                return remoteAccess(q);
+                return remoteAccess(q); // the WR stays posted (flushed by the error that follows)
             }
         }
         if (r != null) {
+            consume(q, p);
             hca.completer.receive(receiveCq(q, p), received(q, p, r.wrId(), WcStatus.SUCCESS,
                     WcOpcode.RECV_RDMA_WITH_IMM, p.length(), 0), p.solicited());
         }

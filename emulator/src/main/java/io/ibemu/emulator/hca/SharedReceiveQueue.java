@@ -1,7 +1,5 @@
 package io.ibemu.emulator.hca;
 
-import java.util.ArrayDeque;
-
 /**
  * A shared receive queue (IBA 10.2.9): receive WRs any QP attached to it takes from. When the
  * queue falls below its armed limit it reports SRQ_LIMIT_REACHED once and disarms (IBA
@@ -13,7 +11,8 @@ public final class SharedReceiveQueue {
     private final Xrcd xrcd;
     private final CompletionQueue cq;
     private final int srqNum;
-    final ArrayDeque<ReceiveWorkRequest> queue = new ArrayDeque<>();
+    /** The posted WRs: the model's own until a provider shares a ring ({@link Hca#shareReceiveRing}). */
+    ReceiveRing queue;
     int maxWr;
     int maxSge;
     int limit;
@@ -31,6 +30,7 @@ public final class SharedReceiveQueue {
         this.xrcd = xrcd;
         this.cq = cq;
         this.srqNum = srqNum;
+        this.queue = new PrivateReceiveRing(maxWr);
     }
 
     public ProtectionDomain pd() {
@@ -56,6 +56,13 @@ public final class SharedReceiveQueue {
         return srqNum;
     }
 
+    /** Whether the program posts into this SRQ's memory itself (a provider shared a ring). */
+    public boolean sharedRing() {
+        synchronized (pd.hca().lock()) {
+            return !(queue instanceof PrivateReceiveRing);
+        }
+    }
+
     /** ibv_query_srq. */
     public SrqAttributes query() {
         synchronized (pd.hca().lock()) {
@@ -63,13 +70,17 @@ public final class SharedReceiveQueue {
         }
     }
 
-    /** Under the model lock: the next receive WR, firing the limit event when it drops below the limit. */
-    ReceiveWorkRequest take() {
-        ReceiveWorkRequest r = queue.poll();
-        if (r != null && limit > 0 && queue.size() < limit) {
+    /** Under the model lock: the next receive WR, left in place until {@link #consume}. */
+    ReceiveWorkRequest peek() {
+        return queue.peek();
+    }
+
+    /** Under the model lock: takes the peeked WR, firing the limit event when the queue drops below the limit. */
+    void consume() {
+        queue.consume();
+        if (limit > 0 && queue.size() < limit) {
             limit = 0;
             pd.hca().fire(new AsyncEvent(AsyncEvent.Type.SRQ_LIMIT_REACHED, this));
         }
-        return r;
     }
 }

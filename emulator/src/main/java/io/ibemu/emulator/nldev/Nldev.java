@@ -307,7 +307,7 @@ public final class Nldev implements NetlinkFamily {
             w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, UverbsDevice.DRIVER_ID); // what ioctl headers must carry
             major = UverbsDevice.MAJOR;
             minor = d.minor();
-            abi = UverbsDevice.DRIVER_ABI_VERSION;
+            abi = d.profile().abiVersion();
             name = "uverbs" + (d.minor() - UverbsDevice.BASE_MINOR);
         } else {
             if (port == -1) {

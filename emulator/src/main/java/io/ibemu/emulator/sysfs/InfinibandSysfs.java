@@ -4,6 +4,7 @@ import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.sysfstree.SysDir;
 import io.ibemu.udev.Kobject;
@@ -355,7 +356,7 @@ public final class InfinibandSysfs {
     private void verbsDevice(SysDir dir, LocalHca hca, String name) {
         int minor = UverbsDevice.BASE_MINOR + hca.index();
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
-        dir.attribute("abi_version", () -> SysfsFormat.line(UverbsDevice.DRIVER_ABI_VERSION));
+        dir.attribute("abi_version", () -> SysfsFormat.line(ProviderProfile.selected().abiVersion()));
         dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",

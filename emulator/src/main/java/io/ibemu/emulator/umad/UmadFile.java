@@ -76,14 +76,23 @@ final class UmadFile implements MessageFile, MadAgentClient {
             AgentRequest.ENABLE_PKEY, UmadFile::enablePkey,
             AgentRequest.REGISTER_AGENT2, UmadFile::registerAgent2);
 
-    UmadFile(MadLayer layer, Port port) {
-        this(layer, port, () -> { });
+    /** What may fail a call before it acts (the device's fault rules). */
+    @FunctionalInterface
+    interface Gate {
+        void admit(String call, Caller caller) throws Errno;
     }
 
-    UmadFile(MadLayer layer, Port port, Runnable released) {
+    private final Gate gate;
+
+    UmadFile(MadLayer layer, Port port) {
+        this(layer, port, () -> { }, (call, caller) -> { });
+    }
+
+    UmadFile(MadLayer layer, Port port, Runnable released, Gate gate) {
         this.layer = layer;
         this.port = port;
         this.released = released;
+        this.gate = gate;
     }
 
     /**
@@ -118,6 +127,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
 
     @Override
     public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+        gate.admit("ioctl", caller);
         Ioctl handler = IOCTLS.get(cmd);
         if (handler == null) {
             throw Errno.of(Errno.ENOTTY);
@@ -222,6 +232,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
     /** ib_umad_write, check for check. */
     @Override
     public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+        gate.admit("write", caller);
         int count = data.remaining();
         byte[] buf = new byte[count];
         data.get(buf);
@@ -387,6 +398,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
     /** ib_umad_read: blocks for a packet; a failed copy puts it back at the head. */
     @Override
     public ReadResult read(ReadRequest request) throws Errno {
+        gate.admit("read", request.caller());
         int hdrSize = headerSize();
         if (request.count() < hdrSize) {
             throw Errno.of(Errno.EINVAL);
@@ -406,6 +418,7 @@ final class UmadFile implements MessageFile, MadAgentClient {
     /** ib_umad_read for a diverted file: the same checks, and the caller's socket read copies. */
     @Override
     public ReadResult admit(ReadRequest request) throws Errno {
+        gate.admit("read", request.caller());
         int hdrSize = headerSize();
         if (request.count() < hdrSize) {
             throw Errno.of(Errno.EINVAL);

@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.CField;
+import io.ibemu.emulator.uverbs.ioctl.AttrSpec;
 import io.ibemu.emulator.uverbs.ioctl.Bundle;
 import io.ibemu.kernel.Errno;
 
@@ -10,10 +11,10 @@ import java.util.Arrays;
 /**
  * One decoded write() command, {@code struct uverbs_attr_bundle} for the write path: the core
  * request bytes (ucore in, zero-padded to the request struct), where the response goes and how
- * long it may be (ucore out), and the file and caller it runs for. The driver's part (udata) is
- * left out: the ipathverbs profile at ABI 1 sends none and reads none. Through DEVICE/INVOKE_WRITE
- * ucore is the CORE_IN and CORE_OUT attributes of an ioctl ({@link #ioctl}), and what the response
- * writes is flagged VALID_OUTPUT there.
+ * long it may be (ucore out), the driver's part (udata in, and where udata out goes and how
+ * long it may be), and the file and caller it runs for. Through DEVICE/INVOKE_WRITE ucore is the
+ * CORE_IN and CORE_OUT attributes of an ioctl ({@link #ioctl}), udata its UHW_IN and UHW_OUT,
+ * and what the response writes is flagged VALID_OUTPUT there.
  */
 final class Command {
 
@@ -26,17 +27,25 @@ final class Command {
     final int inLength;
     final long response;
     final int outLength;
+    /** The driver's request bytes: what followed the core request (ib_udata inbuf; UHW_IN). */
+    final byte[] udataIn;
+    /** Where the driver's response goes (ib_udata outbuf; UHW_OUT) and its room (outlen). */
+    final long udataOut;
+    final int udataOutLength;
     /** The ioctl that tunnels this command, or null for write(). */
     private final Bundle ioctl;
     private final int outAttr;
 
     Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
-            int outLength) {
-        this(file, caller, spec, in, inLength, response, outLength, null, -1);
+            int outLength, byte[] udataIn, long udataOut, int udataOutLength) {
+        this(file, caller, spec, in, inLength, response, outLength, udataIn, udataOut, udataOutLength, null, -1);
     }
 
     private Command(UverbsFile file, Caller caller, WriteCommand spec, byte[] in, int inLength, long response,
-                    int outLength, Bundle ioctl, int outAttr) {
+                    int outLength, byte[] udataIn, long udataOut, int udataOutLength, Bundle ioctl, int outAttr) {
+        this.udataIn = udataIn;
+        this.udataOut = udataOut;
+        this.udataOutLength = udataOutLength;
         this.ioctl = ioctl;
         this.outAttr = outAttr;
         this.file = file;
@@ -54,8 +63,10 @@ final class Command {
      */
     static Command ioctl(UverbsFile file, WriteCommand spec, byte[] in, Bundle b, int outAttr) throws Errno {
         boolean out = b.has(outAttr);
+        boolean uhwOut = b.has(AttrSpec.UHW_OUT);
         return new Command(file, b.caller(), spec, in, in.length, out ? b.address(outAttr) : 0,
-                out ? b.length(outAttr) : 0, b, outAttr);
+                out ? b.length(outAttr) : 0, b.has(AttrSpec.UHW_IN) ? b.in(AttrSpec.UHW_IN) : new byte[0],
+                uhwOut ? b.address(AttrSpec.UHW_OUT) : 0, uhwOut ? b.length(AttrSpec.UHW_OUT) : 0, b, outAttr);
     }
 
     private static int requestSize(WriteCommand spec) {
@@ -118,18 +129,30 @@ final class Command {
         }
     }
 
+    /** ib_copy_to_udata: ENOSPC past the room the program gave, EFAULT where it cannot be written. */
+    void respondDriver(byte[] data) throws Errno {
+        if (data.length == 0) {
+            return;
+        }
+        if (data.length > udataOutLength) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        respondAt(udataOut, data, data.length);
+    }
+
     void respondAt(long address, byte[] resp, int length) throws Errno {
         if (length == 0) {
             return;
         }
         byte[] out = resp.length == length ? resp : Arrays.copyOf(resp, length);
+        if (ioctl != null && address == response && ioctl.has(outAttr)) {
+            ioctl.writeOutput(outAttr, address, out); // copy_to_user, then uverbs_output_written
+            return;
+        }
         try {
             caller.writeMemory(address, out);
         } catch (Errno e) {
             throw Errno.of(Errno.EFAULT);
-        }
-        if (ioctl != null && address == response && ioctl.has(outAttr)) {
-            ioctl.outputWritten(outAttr); // written by copy_to_user: uverbs_output_written
         }
     }
 }

@@ -92,6 +92,19 @@ final class Commands {
         }
     }
 
+    /** Every command's name, an extended one as its plain verb (EX_CREATE_QP is CREATE_QP): what fault rules name. */
+    static java.util.Set<String> verbs() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (WriteCommand[] table : new WriteCommand[][] {WRITE, WRITE_EX}) {
+            for (WriteCommand c : table) {
+                if (c != null) {
+                    names.add(c.name().startsWith("EX_") ? c.name().substring(3) : c.name());
+                }
+            }
+        }
+        return names;
+    }
+
     /** uapi_get_method: the command for a header's command word. */
     static WriteCommand lookup(long command) throws Errno {
         if ((command & ~(FLAG_EXTENDED | COMMAND_MASK)) != 0) {

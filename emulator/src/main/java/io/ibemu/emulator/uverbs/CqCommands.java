@@ -73,7 +73,9 @@ final class CqCommands {
         if (c.spec.extended()) {
             c.put(resp, "response_length", Math.min(c.outLength, resp.length));
         }
-        Destroy.respondOrAbort(c, u, resp);
+        Destroy.respondOrAbort(c, u, resp,
+                () -> c.file.driver().cqCreated(c.file.device.hca(), cq.object(), c.file.queueMemory(),
+                        c.udataOutLength));
     }
 
     /** A model CQ whose handle is given after it exists ({@link #own}); its completions go to {@code channel}. */
@@ -103,6 +105,7 @@ final class CqCommands {
     static void resizeCq(Command c) throws Errno {
         CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
         c.file.device.hca().resize(cq, c.u32("cqe"));
+        c.respondDriver(c.file.driver().cqResized(c.file.device.hca(), cq, c.file.queueMemory(), c.udataOutLength));
         byte[] resp = c.newResponse();
         c.put(resp, "cqe", cq.cqe());
         c.respond(resp);
@@ -120,6 +123,9 @@ final class CqCommands {
     /** ib_uverbs_poll_cq: up to ne completions after the count header; each is consumed once polled. */
     static void pollCq(Command c) throws Errno {
         CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.at(POLL_CQ_HANDLE, 0));
+        if (cq.shared()) {
+            throw Errno.of(Errno.EINVAL); // rvt_poll_cq: the program polls a mapped CQ itself
+        }
         int max = (int) Math.min(c.at(POLL_NE, 0), 1 << 16);
         List<WorkCompletion> wcs = cq.poll(max);
         byte[] out = new byte[POLL_HEADER + wcs.size() * WC_SIZE];

@@ -68,7 +68,22 @@ final class Destroy {
 
     /** A new object's response could not be written: the kernel aborts the uobject (uobj_alloc_abort). */
     static void respondOrAbort(Command c, UObject<?> u, byte[] resp) throws Errno {
+        respondOrAbort(c, u, resp, () -> new byte[0]);
+    }
+
+    /** The driver's part of a create: its udata response, or the errno that undoes the create. */
+    @FunctionalInterface
+    interface DriverPart {
+        byte[] run() throws Errno;
+    }
+
+    /**
+     * As {@link #respondOrAbort(Command, UObject, byte[])}, the driver's part run and its udata
+     * written first, as the driver's create does before uverbs writes the core response.
+     */
+    static void respondOrAbort(Command c, UObject<?> u, byte[] resp, DriverPart driver) throws Errno {
         try {
+            c.respondDriver(driver.run());
             c.respond(resp);
         } catch (Errno e) {
             try {

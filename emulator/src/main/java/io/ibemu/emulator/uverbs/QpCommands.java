@@ -93,11 +93,13 @@ final class QpCommands {
         QueuePair qp = c.file.device.hca().createQp(pd, init);
         UObject<QueuePair> u = c.file.objects.add(ObjectType.QP, qp, c.u("user_handle"));
         c.file.device.track(qp, c.file, u);
-        respondCreated(c, u, respPrefix);
+        respondCreated(c, u, respPrefix,
+                () -> c.file.driver().qpCreated(c.file.device.hca(), qp, c.file.queueMemory(), c.udataOutLength));
     }
 
     /** ib_uverbs_create_qp_resp: the handle, the QPN and the capabilities the device granted. */
-    private static void respondCreated(Command c, UObject<QueuePair> u, String p) throws Errno {
+    private static void respondCreated(Command c, UObject<QueuePair> u, String p, Destroy.DriverPart driver)
+            throws Errno {
         QueuePair qp = u.object();
         QpCapabilities cap = qp.capabilities();
         CStruct r = c.spec.response();
@@ -112,7 +114,7 @@ final class QpCommands {
         if (c.spec.extended()) {
             c.put(resp, "response_length", Math.min(c.outLength, resp.length));
         }
-        Destroy.respondOrAbort(c, u, resp);
+        Destroy.respondOrAbort(c, u, resp, driver);
     }
 
     /** ib_uverbs_open_qp: an XRC target QP of a shared XRC domain, by number. */
@@ -124,7 +126,7 @@ final class QpCommands {
         QueuePair qp = c.file.device.hca().openQp(xrcd, c.u32("qpn"));
         UObject<QueuePair> u = c.file.objects.add(ObjectType.QP, qp, c.u("user_handle"));
         c.file.device.track(qp, c.file, u);
-        respondCreated(c, u, "");
+        respondCreated(c, u, "", () -> new byte[0]);
     }
 
     static void queryQp(Command c) throws Errno {

@@ -45,12 +45,15 @@ final class SrqCommands {
         c.put(resp, "max_wr", a.maxWr());
         c.put(resp, "max_sge", a.maxSge());
         c.put(resp, "srqn", type == SrqType.XRC ? srq.srqNum() : 0);
-        Destroy.respondOrAbort(c, u, resp);
+        Destroy.respondOrAbort(c, u, resp,
+                () -> c.file.driver().srqCreated(c.file.device.hca(), srq, c.file.queueMemory(), c.udataOutLength));
     }
 
     static void modifySrq(Command c) throws Errno {
         SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
         c.file.device.hca().modify(srq, c.u32("max_wr"), c.u32("srq_limit"), c.u32("attr_mask"));
+        c.file.driver().srqModified(c.file.device.hca(), srq, c.u32("attr_mask"), c.file.queueMemory(), c.udataIn,
+                c.caller);
     }
 
     static void querySrq(Command c) throws Errno {

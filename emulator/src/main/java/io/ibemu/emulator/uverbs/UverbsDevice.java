@@ -3,12 +3,16 @@ package io.ibemu.emulator.uverbs;
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.emulator.fault.Faults;
+import io.ibemu.emulator.fault.Point;
+import io.ibemu.emulator.fault.ProcessFacts;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.HostMemory;
 import io.ibemu.emulator.hca.ProcessHostMemory;
 import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
+import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.kernel.Errno;
 
@@ -36,8 +40,6 @@ public final class UverbsDevice implements CharDevice {
     /** IB_UVERBS_MAJOR and IB_UVERBS_BASE_MINOR. */
     public static final int MAJOR = 231;
     public static final int BASE_MINOR = 192;
-    /** The provider ABI version ipathverbs reads from uverbsN/abi_version: 1, the write()-only data path. */
-    public static final int DRIVER_ABI_VERSION = 1;
     private static final int O_CREAT = 0100;
     private static final int O_EXCL = 0200;
 
@@ -69,6 +71,10 @@ public final class UverbsDevice implements CharDevice {
     }
 
     private final Function<VerbsOwner, HostMemory> memory;
+    /** The instance's fault rules, consulted before each command or method acts. */
+    private final Faults faults;
+    private final ProviderProfile profile;
+    private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
     private final Uapi<UverbsFile> uapi;
     /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver the devices present, to RDMA netlink and in ioctl headers. */
@@ -90,14 +96,57 @@ public final class UverbsDevice implements CharDevice {
     }
 
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
+        this(hca, index, memory, abi, new Faults());
+    }
+
+    /** The device presenting {@code abi}, whose commands and methods {@code faults} may fail before they act. */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi, Faults faults) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, faults);
+    }
+
+    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi, Faults faults) {
         this.uapi = abi.tree();
+        this.faults = faults;
+        faults.offer(Point.UVERBS, verbs(uapi));
         this.hca = hca;
         this.index = index;
         this.memory = memory;
+        this.profile = ProviderProfile.selected();
+        this.driver = profile.driver();
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
         reserveResourceIds(ObjectType.PD, hca.local().node().portCount());
         reserveResourceIds(ObjectType.CQ, hca.local().node().portCount());
+    }
+
+    /**
+     * The ioctl methods that are the verbs of write commands, by the write command's name: what a
+     * fault rule names, whichever path libibverbs takes (rdma-core's execute_cmd_write or ioctl).
+     */
+    private static final Map<String, String> SAME_VERB = Map.of("CQ_CREATE", "CREATE_CQ", "CQ_DESTROY", "DESTROY_CQ",
+            "QP_DESTROY", "DESTROY_QP", "SRQ_DESTROY", "DESTROY_SRQ", "PD_DESTROY", "DEALLOC_PD", "AH_DESTROY",
+            "DESTROY_AH", "MR_DESTROY", "DEREG_MR", "MW_DESTROY", "DEALLOC_MW", "XRCD_DESTROY", "CLOSE_XRCD");
+
+    /**
+     * The fault point of every command and method, checked after the request was read and before
+     * anything changes (INVOKE_WRITE is checked as the write command it carries).
+     */
+    void admit(String name, Caller caller) throws Errno {
+        if (!faults.none() && !name.equals("INVOKE_WRITE")) {
+            faults.failCall(Point.UVERBS, SAME_VERB.getOrDefault(name, name),
+                    new ProcessFacts(caller.tid(), Map.of("dev", hca.local().name())));
+        }
+    }
+
+    /** The names rules may use: the write commands (an extended one as its plain verb) and the ioctl methods. */
+    private static java.util.Set<String> verbs(Uapi<UverbsFile> uapi) {
+        java.util.Set<String> names = new java.util.TreeSet<>(Commands.verbs());
+        if (uapi != null) {
+            uapi.objects().values().forEach(o -> o.methods().values()
+                    .forEach(m -> names.add(SAME_VERB.getOrDefault(m.name(), m.name()))));
+        }
+        names.remove("INVOKE_WRITE");
+        return names;
     }
 
     /** The ioctl tree, or null when the device serves write() only. */
@@ -207,6 +256,15 @@ public final class UverbsDevice implements CharDevice {
 
     public Hca hca() {
         return hca;
+    }
+
+    /** The provider profile the device presents (abi_version, the driver half). */
+    public ProviderProfile profile() {
+        return profile;
+    }
+
+    Driver driver() {
+        return driver;
     }
 
     public int minor() {

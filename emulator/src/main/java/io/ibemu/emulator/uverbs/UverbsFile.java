@@ -1,12 +1,13 @@
 package io.ibemu.emulator.uverbs;
 
 import io.ibemu.devfs.device.Caller;
-import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.MappableFile;
 import io.ibemu.devfs.device.IoctlResult;
 import io.ibemu.devfs.device.Poll;
 import io.ibemu.devfs.device.PollWaiter;
 import io.ibemu.devfs.device.ReadRequest;
 import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.devfs.device.SharedMemory;
 import io.ibemu.emulator.hca.AsyncEvent;
 import io.ibemu.kernel.CField;
 import io.ibemu.emulator.uverbs.ioctl.IoctlHeader;
@@ -14,6 +15,8 @@ import io.ibemu.emulator.uverbs.ioctl.Uapi;
 import io.ibemu.emulator.uverbs.ioctl.UapiIds;
 import io.ibemu.emulator.uverbs.ioctl.VerbsIoctl;
 import io.ibemu.kernel.Errno;
+import io.ibemu.emulator.uverbs.provider.Driver;
+import io.ibemu.emulator.uverbs.provider.QueueMemory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -31,7 +34,7 @@ import java.util.concurrent.locks.Lock;
  * those still in use until none is left (uverbs_destroy_ufile_hw with RDMA_REMOVE_CLOSE); the
  * device's removal does the same at once (RDMA_REMOVE_DRIVER_REMOVE, {@link #disassociate}).
  */
-final class UverbsFile implements DeviceFile {
+final class UverbsFile implements MappableFile {
     private static final System.Logger LOG = System.getLogger(UverbsFile.class.getName());
 
     private static final CField HDR_COMMAND = Abi.CMD_HDR.field("command");
@@ -55,6 +58,8 @@ final class UverbsFile implements DeviceFile {
     /** Every async event file of the context (GET_CONTEXT's, each ASYNC_EVENT/ALLOC's), by descriptor. */
     final Map<Integer, EventFile> asyncFiles = new ConcurrentHashMap<>();
     private volatile Context context;
+    /** The memory this open file's mapped queues live in; null where the file cannot be mapped. */
+    private volatile QueueMemory queueMemory;
     private boolean released; // guarded by this
 
     /**
@@ -99,6 +104,38 @@ final class UverbsFile implements DeviceFile {
     UverbsFile(UverbsDevice device) {
         this.device = device;
         this.objects = new ObjectTable(device::assignResourceId);
+    }
+
+    /** The file's memory, kept only by profiles that map queues (for the others every mmap finds nothing pending). */
+    @Override
+    public void share(SharedMemory memory) {
+        if (device.profile().mapsQueues()) {
+            queueMemory = new QueueMemory(memory);
+        }
+    }
+
+    /**
+     * ib_uverbs_mmap: the device removed, EIO; no context yet, EINVAL (ib_uverbs_get_ucontext_file);
+     * then the driver's pending list decides (rvt_mmap, rxe_mmap).
+     */
+    @Override
+    public void mmap(long offset, long length, int prot, int flags) throws Errno {
+        if (device.isGone()) {
+            throw Errno.of(Errno.EIO);
+        }
+        QueueMemory m = queueMemory;
+        if (m == null || context == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        m.mmap(offset, length);
+    }
+
+    QueueMemory queueMemory() {
+        return queueMemory;
+    }
+
+    Driver driver() {
+        return device.driver();
     }
 
     Context context() {
@@ -161,6 +198,7 @@ final class UverbsFile implements DeviceFile {
         if (spec.context() == WriteCommand.ContextUse.AFTER_REQUEST) {
             requireContext();
         }
+        device.admit(spec.name(), c.caller);
         spec.handler().run(c);
     }
 
@@ -197,7 +235,10 @@ final class UverbsFile implements DeviceFile {
             response = RESPONSE.get(buf, HDR);
             outLength = spec.udata() ? spec.responseSize() : outWords * 4;
         }
-        return new Command(this, caller, spec, Arrays.copyOfRange(buf, HDR, count), inLength, response, outLength);
+        byte[] udataIn = spec.udata() ? Arrays.copyOfRange(buf, HDR + inLength, count) : new byte[0];
+        int udataOutLength = spec.udata() && spec.hasResponse() ? Math.max(0, outWords * 4 - outLength) : 0;
+        return new Command(this, caller, spec, Arrays.copyOfRange(buf, HDR, count), inLength, response, outLength,
+                udataIn, response + outLength, udataOutLength);
     }
 
     /** verify_hdr for FLAG_EXTENDED: lengths in 8-byte words after both headers. */
@@ -233,7 +274,9 @@ final class UverbsFile implements DeviceFile {
         // uverbs_request: a request shorter than the struct reads as zeros past its end
         byte[] in = new byte[Math.max(inWords * 8, spec.request().size())];
         System.arraycopy(buf, HDR + EX_HDR, in, 0, inWords * 8);
-        return new Command(this, caller, spec, in, inWords * 8, response, outWords * 8);
+        byte[] udataIn = Arrays.copyOfRange(buf, HDR + EX_HDR + inWords * 8, count);
+        return new Command(this, caller, spec, in, inWords * 8, response, outWords * 8, udataIn,
+                response + outWords * 8L, providerOut * 8);
     }
 
     /** The uverbs file has no read (uverbs_fops): the VFS answers EINVAL. */
@@ -262,7 +305,7 @@ final class UverbsFile implements DeviceFile {
         Lock running = device.commandRunning();
         running.lock();
         try {
-            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in);
+            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in, device::admit);
         } finally {
             running.unlock();
         }

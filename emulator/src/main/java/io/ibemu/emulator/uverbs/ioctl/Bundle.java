@@ -31,6 +31,9 @@ public final class Bundle {
      */
     private byte[] array = new byte[0];
     private boolean dirty;
+    /** Inputs read ahead ({@link #readAhead}): their addresses and bytes. */
+    private long[] aheadAt = new long[0];
+    private byte[][] ahead = new byte[0][];
 
     Bundle(Caller caller, long userAttrs) {
         this.caller = caller;
@@ -147,9 +150,32 @@ public final class Bundle {
         UserAttr u = get(id).user();
         int n = Math.min(u.len(), data.length);
         if (n > 0) {
-            write(u.data(), data.length == n ? data : Arrays.copyOf(data, n));
+            writeOutput(id, u.data(), data.length == n ? data : Arrays.copyOf(data, n));
+        } else {
+            setOutput(u);
         }
-        setOutput(u);
+    }
+
+    /**
+     * The handler's copy_to_user of an output at {@code address} and uverbs_output_written's
+     * put_user of the flag (with any ids not written yet) in one process_vm_writev, in that order:
+     * a buffer that cannot be written leaves the flag unset, as in the kernel.
+     */
+    public void writeOutput(int id, long address, byte[] data) throws Errno {
+        UserAttr u = get(id).user();
+        byte[] flagged = array.clone();
+        flagged[u.index() * UserAttr.SIZE + UserAttr.FLAGS_OFFSET] |= (byte) UserAttr.VALID_OUTPUT;
+        int whole = caller.writeMemory(new long[] {address, userAttrs}, new byte[][] {data, flagged});
+        if (whole == 0) {
+            throw Errno.of(Errno.EFAULT);
+        }
+        forget(address, data.length);
+        array = flagged;
+        if (whole == 1) {
+            dirty = true;
+            throw Errno.of(Errno.EFAULT); // the flag's put_user failed
+        }
+        dirty = false;
     }
 
     /** uverbs_copy_to_struct_or_zero: a longer buffer is cleared past the struct first. */
@@ -184,6 +210,7 @@ public final class Bundle {
     }
 
     public void write(long address, byte[] data) throws Errno {
+        forget(address, data.length);
         try {
             caller.writeMemory(address, data);
         } catch (Errno e) {
@@ -191,7 +218,35 @@ public final class Bundle {
         }
     }
 
+    /**
+     * Reads the given inputs in one process_vm_readv, for {@link #read} to serve later. Nothing
+     * is kept unless all were readable: each is then read where the kernel reads it, and an
+     * unreadable one fails there (EFAULT after whatever errno comes first).
+     */
+    void readAhead(long[] addresses, int[] lengths) {
+        byte[][] got = caller.readMemory(addresses, lengths);
+        if (got != null) {
+            aheadAt = addresses;
+            ahead = got;
+        }
+    }
+
+    /** Inputs read ahead that a write of ours overlaps are read again when asked for. */
+    private void forget(long address, int length) {
+        for (int i = 0; i < ahead.length; i++) {
+            if (address < aheadAt[i] + ahead[i].length && aheadAt[i] < address + length) {
+                ahead[i] = new byte[0];
+            }
+        }
+    }
+
     byte[] read(long address, int length) throws Errno {
+        for (int i = 0; i < ahead.length; i++) {
+            long from = address - aheadAt[i];
+            if (from >= 0 && from + length <= ahead[i].length) {
+                return Arrays.copyOfRange(ahead[i], (int) from, (int) from + length);
+            }
+        }
         try {
             return caller.readMemory(address, length);
         } catch (Errno e) {

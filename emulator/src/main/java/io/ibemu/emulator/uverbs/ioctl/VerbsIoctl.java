@@ -2,6 +2,9 @@ package io.ibemu.emulator.uverbs.ioctl;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.Errno;
+import io.ibemu.kernel.ProcessMemory;
+
+import java.util.Arrays;
 
 /**
  * RDMA_VERBS_IOCTL on a uverbs file, errno for errno as uverbs_ioctl.c serves it:
@@ -13,6 +16,8 @@ import io.ibemu.kernel.Errno;
 public final class VerbsIoctl {
 
     private static final int PAGE_SIZE = 4096;
+    /** Inputs longer than this are read when used, not ahead (a large one is rare and may fail). */
+    private static final int READ_AHEAD_MAX = 4096;
 
     private VerbsIoctl() {
     }
@@ -21,8 +26,22 @@ public final class VerbsIoctl {
      * Runs one ioctl whose header the caller passed at {@code arg} ({@code header}: the 24 bytes
      * read from there; fewer when they could not be read).
      */
+    /** What may refuse a method after its attributes were read and before it acts (fault injection). */
+    @FunctionalInterface
+    public interface Gate {
+        Gate OPEN = (method, caller) -> { };
+
+        void admit(String method, Caller caller) throws Errno;
+    }
+
+    /** {@link #call(Uapi, long, Object, UObjects, Caller, long, byte[], Gate)} with nothing refusing methods. */
     public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
                                 byte[] header) throws Errno {
+        call(uapi, driverId, target, objects, caller, arg, header, Gate.OPEN);
+    }
+
+    public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
+                                byte[] header, Gate gate) throws Errno {
         if (header.length < IoctlHeader.SIZE) {
             throw Errno.of(Errno.EFAULT);
         }
@@ -47,7 +66,7 @@ public final class VerbsIoctl {
         Bundle b = new Bundle(caller, arg + IoctlHeader.SIZE);
         boolean ok = false;
         try {
-            run(method, destroy, h.numAttrs(), target, objects, b);
+            run(method, destroy, h.numAttrs(), target, objects, b, gate);
             b.flush();
             ok = true;
         } finally {
@@ -67,17 +86,23 @@ public final class VerbsIoctl {
     }
 
     private static <T> void run(MethodSpec<T> method, AttrSpec destroy, int numAttrs, T target, UObjects objects,
-                                Bundle b) throws Errno {
+                                Bundle b, Gate gate) throws Errno {
         byte[] array = numAttrs == 0 ? new byte[0] : b.read(b.userAttrs(), numAttrs * UserAttr.SIZE);
         b.attributes(array);
+        UserAttr[] attrs = new UserAttr[numAttrs];
         for (int i = 0; i < numAttrs; i++) {
-            setAttr(method, UserAttr.decode(array, i), objects, b);
+            attrs[i] = UserAttr.decode(array, i);
+        }
+        readInputsAhead(method, attrs, b);
+        for (UserAttr u : attrs) {
+            setAttr(method, u, objects, b);
         }
         for (AttrSpec a : method.attrs().values()) {
             if (a.mandatory() && !b.has(a.id())) {
                 throw Errno.of(Errno.EINVAL);
             }
         }
+        gate.admit(method.name(), b.caller());
         if (destroy != null) {
             objects.destroy(b.object(destroy.id()));
         }
@@ -89,6 +114,28 @@ public final class VerbsIoctl {
         }
         if (method.hasUdata() && b.has(AttrSpec.UHW_OUT)) {
             b.setOutput(b.present.get(AttrSpec.UHW_OUT).user());
+        }
+    }
+
+    /**
+     * The pointed-to inputs (PTR_IN past 8 bytes) in one process_vm_readv, before any is checked:
+     * reading has no effect the caller sees, and when one is unreadable each is read again at the
+     * point the kernel copies it, so the errno and its order stay the kernel's.
+     */
+    private static void readInputsAhead(MethodSpec<?> method, UserAttr[] attrs, Bundle b) {
+        long[] at = new long[attrs.length];
+        int[] len = new int[attrs.length];
+        int n = 0;
+        for (UserAttr u : attrs) {
+            AttrSpec spec = method.attrs().get(u.attrId());
+            boolean in = spec != null && (spec.type() == AttrType.PTR_IN || spec.type() == AttrType.ENUM_IN);
+            if (in && !u.inline() && u.len() <= READ_AHEAD_MAX && n < ProcessMemory.IOVECS_MAX) {
+                at[n] = u.data();
+                len[n++] = u.len();
+            }
+        }
+        if (n > 0) {
+            b.readAhead(Arrays.copyOf(at, n), Arrays.copyOf(len, n));
         }
     }
 

@@ -1,0 +1,341 @@
+package io.ibemu.emulator.fault;
+
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Node;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QueuePair;
+import io.ibemu.emulator.hca.SendWorkRequest;
+import io.ibemu.kernel.Errno;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * The instance's fault rules, each with its id and hit count; the one owner of that state. The
+ * points consult it ({@link #failCall}); `ctl fault` and --faults change it. Every hit is written
+ * to the instance log with the rule's id. A rule's decision depends only on the sequence of events
+ * that match it (its own generator advances once per match), so the same rules against the same
+ * program hit the same events.
+ */
+public final class Faults {
+    private static final System.Logger LOG = System.getLogger(Faults.class.getName());
+
+    private final LongSupplier clock;
+    /** The rules in the order added; copied on change so that a point reads it without a lock. */
+    private volatile List<Armed> rules = List.of();
+    private long nextId = 1; // guarded by this
+    /** The fabric whose cables on=link flaps; null until attached. */
+    private volatile Fabric fabric;
+    /** Plugs flapped cables back in; started with the first flap. */
+    private ScheduledExecutorService timer; // guarded by this
+    /** The local HCAs by device name, for on=wc and on=event. */
+    private final Map<String, Hca> hcas = new ConcurrentHashMap<>();
+
+    /** The names each named point offers ({@code uverbs}: its commands), to refuse a misspelt one. */
+    private final Map<Point, Set<String>> names = new ConcurrentHashMap<>();
+
+    public Faults() {
+        this(System::nanoTime);
+    }
+
+    /** {@code clock}: nanoseconds, for after= and for=. */
+    public Faults(LongSupplier clock) {
+        this.clock = clock;
+    }
+
+    /** A rule in the table: its id, its counts and its generator. */
+    private final class Armed {
+        final int id;
+        final FaultRule rule;
+        final long addedAt;
+        private final SplittableRandom random;
+        private long matched; // guarded by this
+        private long hits; // guarded by this
+
+        Armed(int id, FaultRule rule) {
+            this.id = id;
+            this.rule = rule;
+            this.addedAt = clock.getAsLong();
+            this.random = new SplittableRandom(rule.seed());
+        }
+
+        /** Whether this matching event is hit: nth, every, prob and count, in that order. */
+        synchronized boolean decide() {
+            long now = clock.getAsLong() - addedAt;
+            long start = rule.after().toNanos();
+            if (now < start || (rule.lasting() != null && now - start >= rule.lasting().toNanos())) {
+                return false;
+            }
+            long k = ++matched;
+            boolean drawn = rule.prob() >= 1 || random.nextDouble() < rule.prob(); // drawn on every match
+            boolean hit = (rule.nth() == 0 || k == rule.nth()) && (rule.every() == 0 || k % rule.every() == 0)
+                    && drawn && (rule.count() == 0 || hits < rule.count());
+            if (hit) {
+                hits++;
+            }
+            return hit;
+        }
+
+        synchronized String line() {
+            return id + " hits=" + hits + " matched=" + matched + " " + rule;
+        }
+    }
+
+    /** The names a named point offers: a rule naming another one is refused. */
+    public void offer(Point point, Set<String> offered) {
+        names.merge(point, Set.copyOf(offered), (a, b) -> {
+            java.util.Set<String> u = new java.util.TreeSet<>(a);
+            u.addAll(b);
+            return Set.copyOf(u);
+        });
+    }
+
+    /** Makes {@code fabric}'s cables subject to on=link rules and its MADs to on=mad rules. */
+    public void attach(Fabric fabric) {
+        this.fabric = fabric;
+        fabric.madFault(this::dropsMad);
+    }
+
+    /** The fault point of a MAD leaving {@code out} (under the fabric lock): lost if a drop rule hits it. */
+    private boolean dropsMad(Port out, byte[] mad) {
+        List<Armed> now = rules;
+        if (now.isEmpty() || mad.length < 24) {
+            return false;
+        }
+        Facts facts = key -> switch (key) {
+            case "node" -> out.node().id();
+            case "port" -> Integer.toString(out.number());
+            case "class" -> Integer.toString(mad[1] & 0xff);
+            case "method" -> Integer.toString(mad[3] & 0xff);
+            case "attr" -> Integer.toString((mad[16] & 0xff) << 8 | (mad[17] & 0xff));
+            default -> null;
+        };
+        for (Armed a : now) {
+            if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} dropped a MAD leaving {1}: class 0x{2} method 0x{3} "
+                        + "attribute 0x{4}", a.id, out, Integer.toHexString(mad[1] & 0xff),
+                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */
+    public Hca attach(Hca hca) {
+        hcas.put(hca.local().name(), hca);
+        hca.completionFault((qp, wr, status) -> completion(hca, qp, wr, status));
+        return hca;
+    }
+
+    /** Adds a rule read from {@code text}; its id. An on=event rule raises its event now, or is refused. */
+    public int add(String text) throws FaultSyntaxException {
+        FaultRule rule = FaultRule.parse(text);
+        Hca target = rule.point() == Point.EVENT || rule.point() == Point.WC ? hca(rule) : null;
+        Set<String> offered = names.get(rule.point());
+        if (rule.name() != null && offered != null && !offered.contains(rule.name())) {
+            throw new FaultSyntaxException("on=" + rule.point().word() + ":" + rule.name() + " names no "
+                    + rule.point().word() + " call of this emulator: one of " + String.join(", ",
+                    new java.util.TreeSet<>(offered)));
+        }
+        int id;
+        synchronized (this) {
+            id = (int) nextId++;
+        }
+        Armed armed = new Armed(id, rule);
+        if (rule.point() == Point.EVENT) {
+            raise(armed, target);
+        } else if (rule.point() == Point.LINK) {
+            flap(armed);
+        }
+        synchronized (this) {
+            List<Armed> next = new ArrayList<>(rules);
+            next.add(armed);
+            rules = List.copyOf(next);
+        }
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
+        return id;
+    }
+
+    /** The HCA a rule names with dev=, or the only one. */
+    private Hca hca(FaultRule rule) throws FaultSyntaxException {
+        String dev = rule.scope().get("dev");
+        if (dev != null) {
+            Hca h = hcas.get(dev);
+            if (h == null) {
+                throw new FaultSyntaxException("dev=" + dev + " is no local HCA: one of " + String.join(", ",
+                        new java.util.TreeSet<>(hcas.keySet())));
+            }
+            return h;
+        }
+        if (rule.point() == Point.EVENT && hcas.size() != 1) {
+            throw new FaultSyntaxException("on=event needs dev=NAME: this instance has " + hcas.size()
+                    + " local HCAs (" + String.join(", ", new java.util.TreeSet<>(hcas.keySet())) + ")");
+        }
+        return rule.point() == Point.EVENT ? hcas.values().iterator().next() : null;
+    }
+
+    /** on=event: the event, raised once; the rule then stays listed with its one hit. */
+    private void raise(Armed armed, Hca hca) throws FaultSyntaxException {
+        FaultRule r = armed.rule;
+        String qpn = r.scope().get("qpn");
+        String port = r.scope().get("port");
+        try {
+            hca.raise(r.event(), qpn == null ? -1 : Integer.parseInt(qpn), port == null ? 1 : Integer.parseInt(port));
+        } catch (IllegalArgumentException e) {
+            throw new FaultSyntaxException(r.event() + " cannot be raised: " + e.getMessage()
+                    + (qpn == null && e.getMessage().contains("no QP") ? " (give the QP with qpn=N)" : ""));
+        }
+        armed.decide();
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} raised {1} on {2}{3}{4}", armed.id, r.event(),
+                hca.local().name(), qpn == null ? "" : " qpn=" + qpn, port == null ? "" : " port=" + port);
+    }
+
+    /**
+     * on=link: the cable out now and back in after flap= (both ends Down, then training to
+     * LinkUp/Init; the port events and traps are the fabric's own, as for ctl link cut/restore).
+     */
+    private void flap(Armed armed) throws FaultSyntaxException {
+        FaultRule r = armed.rule;
+        String link = r.scope().get("link");
+        int slash = link.lastIndexOf('/');
+        Fabric f = fabric;
+        Node node = f == null ? null : f.node(link.substring(0, slash)).orElse(null);
+        if (node == null) {
+            throw new FaultSyntaxException("link=" + link + ": no node '" + link.substring(0, slash) + "' in the fabric");
+        }
+        Port port;
+        try {
+            port = node.port(Integer.parseInt(link.substring(slash + 1)));
+            port.cut();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new FaultSyntaxException("link=" + link + ": " + e.getMessage());
+        }
+        armed.decide();
+        LOG.log(System.Logger.Level.INFO, "fault rule {0} cut {1} for {2} ms", armed.id, port, r.flap().toMillis());
+        timer().schedule(() -> {
+            try {
+                port.restore();
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} restored {1}", armed.id, port);
+            } catch (IllegalStateException e) {
+                // restored or unplugged by hand meanwhile: nothing to plug back
+                LOG.log(System.Logger.Level.INFO, "fault rule {0}: {1}", armed.id, e.getMessage());
+            }
+        }, r.flap().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private synchronized ScheduledExecutorService timer() {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fault-timer");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return timer;
+    }
+
+    /** The fault point of a send completion (under the model lock): the status of the first rule that hits it. */
+    private int completion(Hca hca, QueuePair qp, SendWorkRequest wr, int status) {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return status;
+        }
+        Facts facts = key -> switch (key) {
+            case "dev" -> hca.local().name();
+            case "qpn" -> Integer.toString(qp.qpNum());
+            case "opcode" -> FaultRule.opcodeName(wr.opcode());
+            default -> null;
+        };
+        for (Armed a : now) {
+            if (a.rule.point() == Point.WC && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc dev={1} qpn={2} opcode={3} wr_id={4}: status {5}",
+                        a.id, hca.local().name(), qp.qpNum(), FaultRule.opcodeName(wr.opcode()),
+                        Long.toUnsignedString(wr.wrId()), FaultRule.statusName(a.rule.status()));
+                return a.rule.status();
+            }
+        }
+        return status;
+    }
+
+    /** True while no rule is armed: a hot point may then skip describing its event. */
+    public boolean none() {
+        return rules.isEmpty();
+    }
+
+    /** Each rule as {@code ID hits=N matched=M RULE}, in the order added. */
+    public List<String> list() {
+        return rules.stream().map(Armed::line).toList();
+    }
+
+    /** Removes every rule; how many went. */
+    public synchronized int clear() {
+        int n = rules.size();
+        rules = List.of();
+        return n;
+    }
+
+    /** Removes rule {@code id}; false if there is none. */
+    public synchronized boolean clear(int id) {
+        List<Armed> next = new ArrayList<>(rules);
+        boolean removed = next.removeIf(a -> a.id == id);
+        rules = List.copyOf(next);
+        return removed;
+    }
+
+    /**
+     * The fault point of a call (a uverbs command): throws the errno of the first rule
+     * that hits it, before the call has changed anything. {@code name}: the call's kernel name; an
+     * extended uverbs command (EX_CREATE_QP) is the same verb as its plain one.
+     */
+    public void failCall(Point point, String name, Facts facts) throws Errno {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return;
+        }
+        for (Armed a : now) {
+            FaultRule r = a.rule;
+            if (r.point() == point && names(r, name) && scoped(r, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit {1}:{2}{3}: errno {4}", a.id, point.word(), name,
+                        describe(r, facts), FaultRule.errnoName(r.errno()));
+                throw Errno.of(r.errno());
+            }
+        }
+    }
+
+    private static boolean names(FaultRule r, String name) {
+        return r.name() == null || r.name().equals(name) || ("EX_" + r.name()).equals(name);
+    }
+
+    private static boolean scoped(FaultRule r, Facts facts) {
+        for (Map.Entry<String, String> e : r.scope().entrySet()) {
+            if (!e.getValue().equals(facts.get(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The event's facts the log line names: pid and comm when known. */
+    private static String describe(FaultRule r, Facts facts) {
+        StringBuilder b = new StringBuilder();
+        for (String k : new String[] {"dev", "port", "pid", "comm"}) {
+            if (r.point().scopes.contains(k)) {
+                String v = facts.get(k);
+                if (v != null) {
+                    b.append(' ').append(k).append('=').append(v);
+                }
+            }
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,59 @@
+package io.ibemu.emulator.uverbs;
+
+import io.ibemu.emulator.uverbs.provider.Driver;
+import io.ibemu.emulator.uverbs.provider.qib.RvtDriver;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Which provider library the verbs devices bind and which driver ABI they serve it: one HCA
+ * model under each, the profile only choosing the driver half ({@link Driver}) and the
+ * {@code abi_version} libibverbs hands the provider.
+ */
+public enum ProviderProfile {
+    /** ipathverbs at driver ABI 1: every verb, polling and posting receives included, is a write(). */
+    QIB1(1),
+    /** ipathverbs at driver ABI 2: CQ, RQ and SRQ rings mapped (rdmavt), polled and posted with no system call. */
+    QIB2(2);
+
+    /** System property (set by the daemon's --provider) naming the instance's profile. */
+    public static final String PROPERTY = "ibemu.provider";
+    public static final ProviderProfile DEFAULT = QIB1;
+
+    private final int abiVersion;
+
+    ProviderProfile(int abiVersion) {
+        this.abiVersion = abiVersion;
+    }
+
+    /** uverbsN/abi_version and RDMA netlink's ABI: the driver ABI the provider is told. */
+    public int abiVersion() {
+        return abiVersion;
+    }
+
+    /** Whether the profile's queues live in memory the program maps (none where no file can be mapped). */
+    public boolean mapsQueues() {
+        return this != QIB1;
+    }
+
+    /** The profile as the command line names it. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    Driver driver() {
+        return new RvtDriver();
+    }
+
+    /** The profile of {@code label} (qib1, qib2), or null. */
+    public static ProviderProfile of(String label) {
+        return Arrays.stream(values()).filter(p -> p.label().equals(label)).findFirst().orElse(null);
+    }
+
+    /** This instance's profile: {@link #PROPERTY}, else the default. */
+    public static ProviderProfile selected() {
+        ProviderProfile p = of(System.getProperty(PROPERTY, DEFAULT.label()));
+        return p == null ? DEFAULT : p;
+    }
+}

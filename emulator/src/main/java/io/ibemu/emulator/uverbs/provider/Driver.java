@@ -1,0 +1,34 @@
+package io.ibemu.emulator.uverbs.provider;
+
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.kernel.Errno;
+import io.ibemu.emulator.hca.CompletionQueue;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QueuePair;
+import io.ibemu.emulator.hca.SharedReceiveQueue;
+
+/**
+ * The driver half of a verbs ABI (the kernel's {@code ib_device_ops} of one driver, as far as a
+ * provider library sees it): what each create or resize adds after the core structs (udata) and
+ * which queues it shares with the program. The core commands call it after the model has made
+ * the object; it returns the driver's response bytes, which the command layer writes as
+ * {@code ib_copy_to_udata} would. {@code memory} is null where the open file cannot be mapped.
+ */
+public interface Driver {
+
+    /** create_cq's udata response ({@code udataOut}: the room the program gave for it). */
+    byte[] cqCreated(Hca hca, CompletionQueue cq, QueueMemory memory, int udataOut) throws Errno;
+
+    /** resize_cq's udata response, after the model took the new size. */
+    byte[] cqResized(Hca hca, CompletionQueue cq, QueueMemory memory, int udataOut) throws Errno;
+
+    /** create_qp's udata response. */
+    byte[] qpCreated(Hca hca, QueuePair qp, QueueMemory memory, int udataOut) throws Errno;
+
+    /** create_srq's udata response. */
+    byte[] srqCreated(Hca hca, SharedReceiveQueue srq, QueueMemory memory, int udataOut) throws Errno;
+
+    /** modify_srq's driver part, after the model took the change ({@code udataIn}: what followed the request). */
+    void srqModified(Hca hca, SharedReceiveQueue srq, int mask, QueueMemory memory, byte[] udataIn, Caller caller)
+            throws Errno;
+}

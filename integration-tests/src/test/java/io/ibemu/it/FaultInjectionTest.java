@@ -1,0 +1,220 @@
+package io.ibemu.it;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Fault rules seen by unmodified programs: a --faults rule that fails ibv_rc_pingpong's QP
+ * creation once, a pid-scoped rule that fails one process and not another, pyverbs seeing ENOMEM
+ * from its third MR registration only, and malformed rules refused with one line, changing nothing.
+ * The --faults rule counts every ibv_rc_pingpong of the instance: its test runs first.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FaultInjectionTest {
+    static final Duration TIMEOUT = Duration.ofSeconds(180);
+    static Ibemu ib;
+    static Path rules;
+
+    @BeforeAll
+    static void up() throws IOException {
+        rules = Files.createTempFile(Ibemu.tmpDir(), "faults", ".rules");
+        Files.writeString(rules, "# the first QP ibv_rc_pingpong creates\n"
+                + "on=uverbs:CREATE_QP errno=ENOMEM nth=1 comm=ibv_rc_pingpong\n");
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
+        ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "preset",
+                "--faults", rules.toString());
+    }
+
+    @AfterAll
+    static void down() throws IOException {
+        if (ib != null) {
+            ib.close();
+        }
+        Files.deleteIfExists(rules);
+    }
+
+    @Test
+    @Order(1)
+    void createQpFailsOnceUnderTheStartRuleAndThePingpongThenRuns() {
+        Result failed = ib.exec(TIMEOUT, "ibv_rc_pingpong", "-d", "ibemu0", "-g", "0", "-p",
+                Integer.toString(Loopback.freePort()));
+        assertFalse(failed.ok(), failed.toString());
+        assertTrue((failed.stdout() + failed.stderr()).contains("Couldn't create QP"), failed.toString());
+        assertEquals("1 hits=1 matched=1 on=uverbs:CREATE_QP comm=ibv_rc_pingpong errno=ENOMEM nth=1",
+                rule(ctl("fault", "list").assertOk().stdout(), "1"));
+        pair("ibv_rc_pingpong");
+        assertTrue(rule(ctl("fault", "list").stdout(), "1").startsWith("1 hits=1 matched=3 "),
+                ctl("fault", "list").stdout());
+        assertTrue(ib.log().contains("fault rule 1 hit uverbs:CREATE_QP dev=ibemu0 pid="), ib.log());
+    }
+
+    @Test
+    void aRuleScopedToOnePidLeavesAnotherProcessUntouched() {
+        int port = Loopback.freePort();
+        // the shell arms the rule with its own pid, then becomes the program (exec keeps the pid)
+        Result failed = ib.exec(TIMEOUT, "sh", "-c", Ibemu.script() + " ctl --name " + ib.name()
+                + " fault add on=uverbs:CREATE_QP errno=EAGAIN pid=$$ && exec ibv_uc_pingpong -d ibemu0 -g 0 -p " + port);
+        assertFalse(failed.ok(), failed.toString());
+        assertTrue((failed.stdout() + failed.stderr()).contains("Couldn't create QP"), failed.toString());
+        String id = failed.stdout().lines().findFirst().orElseThrow().strip();
+        pair("ibv_uc_pingpong");
+        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 matched=1 "),
+                ctl("fault", "list").stdout());
+        ctl("fault", "clear", id).assertOk();
+    }
+
+    /** Debian's python3-pyverbs: src/test/python/pyverbs_fault_mr.py. */
+    @Test
+    void pyverbsSeesEnomemFromTheThirdMrRegistrationOnly() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_fault_mr.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), Ibemu.script().toString(), ib.name(),
+                "ibemu1"));
+    }
+
+    /** Debian's python3-pyverbs: src/test/python/pyverbs_fault_wc_event.py. */
+    @Test
+    void injectedCompletionStatusesAndAsyncEventsReachPyverbs() {
+        Path script = Ibemu.root().resolve("integration-tests/src/test/python/pyverbs_fault_wc_event.py");
+        Tap.assertPassed(ib.exec(TIMEOUT, "/usr/bin/python3", script.toString(), Ibemu.script().toString(), ib.name()));
+    }
+
+    @Test
+    void ibvRcPingpongReportsTheInjectedCompletionStatus() {
+        String id = ctl("fault", "add", "on=wc", "dev=ibemu1", "status=RETRY_EXC_ERR", "count=1").assertOk().stdout().strip();
+        try {
+            rcPingpongFailsWithRetryExceeded(id);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    private static void rcPingpongFailsWithRetryExceeded(String id) {
+        int port = Loopback.freePort();
+        // the client's first SEND fails; its server then waits for nothing and is ended once the client is done
+        String script = String.join("\n",
+                "out=$(mktemp -d)",
+                "ibv_rc_pingpong -d ibemu0 -g 0 -p " + port + " -n 5 > $out/server 2>&1 &",
+                "srv=$!",
+                Loopback.awaitListening(port, "srv"),
+                "ibv_rc_pingpong -d ibemu1 -g 0 -p " + port + " -n 5 localhost > $out/client 2>&1",
+                "c=$?",
+                "kill $srv 2>/dev/null; wait $srv",
+                "echo \"== client ($c)\"; cat $out/client",
+                "rm -rf $out");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
+        assertTrue(r.stdout().contains("== client (1)"), r.toString());
+        assertTrue(r.stdout().contains("Failed status transport retry counter exceeded (12) for wr_id"), r.toString());
+        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+    }
+
+    @Test
+    void aMalformedRuleGetsOneLineAndChangesNothing() {
+        String before = ctl("fault", "list").assertOk().stdout();
+        for (String[] bad : new String[][] {
+            {"on=uverbs:CREATE_QP", "errno=ENOMEN"}, {"on=uverbs:CREAT_QP", "errno=ENOMEM"},
+            {"on=uverbs:REG_MR", "errno=EIO", "prob=2"}, {"on=uverbs:REG_MR", "drop"}, {"nth=1"},
+        }) {
+            String[] words = new String[bad.length + 2];
+            words[0] = "fault";
+            words[1] = "add";
+            System.arraycopy(bad, 0, words, 2, bad.length);
+            Result r = ctl(words);
+            assertEquals(1, r.exitCode(), r.toString());
+            assertEquals(1, r.stderr().strip().lines().count(), r.toString());
+            assertTrue(r.stdout().isBlank(), r.toString());
+        }
+        assertEquals(before, ctl("fault", "list").stdout());
+        assertEquals(1, ctl("fault", "clear", "999").exitCode());
+    }
+
+    @Test
+    void perfqueryFailsOnceWhenItsUmadWriteFails() {
+        String id = ctl("fault", "add", "on=umad:write", "errno=EIO", "nth=1", "comm=perfquery").assertOk().stdout().strip();
+        try {
+            Result failed = ib.exec("perfquery");
+            assertFalse(failed.ok(), failed.toString());
+            ib.exec("perfquery").assertOk();
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            assertTrue(ib.log().contains("fault rule " + id + " hit umad:write"), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    /** Last: the cable comes back by hand, and without an SM its ports stay Init. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void aFlappedLinkIsCutAtOnce() {
+        String id = ctl("fault", "add", "on=link", "link=a/1", "flap=10m").assertOk().stdout().strip();
+        try {
+            Result r = ib.exec("ibstat", "ibemu0").assertOk();
+            assertTrue(r.stdout().contains("State: Down") && r.stdout().contains("Physical state: Polling"), r.toString());
+            assertTrue(ib.log().contains("fault rule " + id + " cut "), ib.log());
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 matched=1 on=link link=a/1 "),
+                    ctl("fault", "list").stdout());
+        } finally {
+            ctl("link", "restore", "a", "1");
+        }
+    }
+
+    @Test
+    void aMalformedRulesFileStopsTheStartNamingTheLine() throws IOException {
+        Path bad = Files.createTempFile(Ibemu.tmpDir(), "bad", ".rules");
+        String name = Ibemu.uniqueName();
+        try {
+            Files.writeString(bad, "on=uverbs:REG_MR errno=ENOMEM\n# fine so far\non=uverbs:REG_MR errno=ENOMEM every=0\n");
+            Result r = Ibemu.launcher("start", "--name", name, "--faults", bad.toString()).timeout(Ibemu.START_TIMEOUT).run();
+            assertFalse(r.ok(), r.toString());
+            assertTrue(r.stderr().contains("line 3: every=0 is below 1"), r.toString());
+        } finally {
+            Ibemu.launcher("stop", "--name", name).run();
+            Files.deleteIfExists(bad);
+        }
+    }
+
+    private static Result ctl(String... words) {
+        String[] args = new String[words.length + 3];
+        args[0] = "ctl";
+        args[1] = "--name";
+        args[2] = ib.name();
+        System.arraycopy(words, 0, args, 3, words.length);
+        return Ibemu.launcher(args).run();
+    }
+
+    /** The line of rule {@code id} in `fault list`'s output. */
+    private static String rule(String list, String id) {
+        return list.lines().filter(l -> l.startsWith(id + " ")).findFirst().orElse("(no rule " + id + " in: " + list + ")");
+    }
+
+    /** PROGRAM as server on ibemu0 and client on ibemu1; both must succeed. */
+    private static void pair(String program) {
+        int port = Loopback.freePort();
+        String script = String.join("\n",
+                "set -u",
+                "out=$(mktemp -d)",
+                program + " -d ibemu0 -g 0 -p " + port + " -n 50 > $out/server 2>&1 &",
+                "srv=$!",
+                Loopback.awaitListening(port, "srv"),
+                "timeout 120 " + program + " -d ibemu1 -g 0 -p " + port + " -n 50 localhost > $out/client 2>&1",
+                "c=$?",
+                "wait $srv; s=$?",
+                "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
+                "rm -rf $out",
+                "[ $c = 0 ] && [ $s = 0 ]");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        assertTrue(r.stdout().contains("iters in"), r.toString());
+    }
+}

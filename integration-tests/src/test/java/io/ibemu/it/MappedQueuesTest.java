@@ -1,0 +1,160 @@
+package io.ibemu.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The mapped queues of {@code --provider qib2} (ipathverbs at driver ABI 2 over rdmavt's rings):
+ * the ring probe (mmap rules, post, doorbell, poll, overflow, resize, fork) at the raw ABI; the
+ * data probe, whose creates give no udata room and so keep the write() data path; the release
+ * of a file whose last descriptor closed while a mapping held it, which must wait for the
+ * munmap; and the ibverbs pingpongs, which then poll and post receives with no system call.
+ */
+class MappedQueuesTest {
+    static Ibemu ib;
+
+    @BeforeAll
+    static void up() {
+        Path topology = CPrograms.sourceDir().resolve("../resources/topology/uverbs-two-switches.net").normalize();
+        ib = Ibemu.start("--topology", topology.toString(), "--local", "hca-a", "--local", "hca-b", "--sm", "opensm",
+                "--provider", "qib2");
+    }
+
+    @AfterAll
+    static void down() {
+        if (ib != null) {
+            ib.close();
+        }
+    }
+
+    @Test
+    void theDeviceSaysDriverAbi2() {
+        assertEquals("2", ib.cat("/sys/class/infiniband_verbs/uverbs0/abi_version").strip());
+    }
+
+    @Test
+    void anUnknownProfileIsOneClearMessage() {
+        Result r = Ibemu.ibemu("run", "--provider", "qib9", "--", "true");
+        assertTrue(r.exitCode() != 0, r.toString());
+        assertTrue(r.stderr().contains("--provider is qib1 or qib2, not 'qib9'"), r.toString());
+    }
+
+    @Test
+    void ringProbePasses() {
+        String bin = CPrograms.compile("uverbs_rings").toString();
+        Tap.assertPassed(ib.exec(Duration.ofSeconds(180), bin));
+    }
+
+    @Test
+    void dataProbePassesOnTheWritePath() {
+        String bin = CPrograms.compile("uverbs_data").toString();
+        Tap.assertPassed(ib.exec(Duration.ofSeconds(300), bin, "/dev/infiniband/uverbs0", "/dev/infiniband/uverbs1"));
+    }
+
+    @Test
+    void theFileIsReleasedAtTheLastUnmapNotAtTheClose() throws InterruptedException {
+        String bin = CPrograms.compile("uverbs_rings").toString();
+        Command.Running child = ib.execCommand(bin, "--hold").timeout(Duration.ofSeconds(120)).start();
+        try {
+            String mapped = awaitLine(child, "mapped ", Duration.ofSeconds(60));
+            Matcher pid = Pattern.compile("pid=(\\d+)").matcher(mapped);
+            assertTrue(pid.find(), mapped);
+            Map<String, Integer> held = objects("ibemu0");
+            assertEquals(1, held.get("files"), "the closed descriptor's file, held by the mapping: " + held);
+            assertEquals(1, held.get("cq"), "its CQ: " + held);
+            Ibemu.host("kill", "-USR1", pid.group(1)).assertOk();
+            awaitLine(child, "unmapped", Duration.ofSeconds(60));
+            Map<String, Integer> after = held;
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < end && after.get("files") != 0) {
+                Thread.sleep(200);
+                after = objects("ibemu0");
+            }
+            assertEquals(0, after.get("files"), "released at the munmap: " + after);
+            assertEquals(0, after.get("cq"), "its CQ destroyed with it: " + after);
+        } finally {
+            child.stop();
+        }
+    }
+
+    @Test
+    void pingpongsPollTheirRings() {
+        for (String program : new String[] {"ibv_rc_pingpong", "ibv_srq_pingpong", "ibv_uc_pingpong"}) {
+            Result r = ib.exec(Duration.ofSeconds(180), "sh", "-c", program + " -d ibemu0 -g 0 -n 200 > /dev/null 2>&1 & "
+                    + "sleep 1; timeout 150 " + program + " -d ibemu1 -g 0 -n 200 localhost; s=$?; wait; exit $s");
+            r.assertOk();
+            assertTrue(r.stdout().contains("200 iters"), program + ": " + r);
+        }
+    }
+
+    /**
+     * strace -f -c of ib_send_lat's client: its verbs commands (write()s, or ioctls where the
+     * kernel ABI offers RDMA_VERBS_IOCTL) are its sends (one POST_SEND per iteration, plus the
+     * set-up), not its polls or receive posts, which under qib1 add at least two more per iteration.
+     */
+    @Test
+    void aPollingIbSendLatMakesNoSystemCallPerPoll() {
+        int n = 1000;
+        int port = 19300 + (int) (ProcessHandle.current().pid() % 200);
+        Result r = ib.exec(Duration.ofSeconds(240), "sh", "-c",
+                "ib_send_lat -d ibemu0 -s 8 -n " + n + " -p " + port + " > /dev/null 2>&1 & sleep 1; "
+                        + "out=$(mktemp); timeout 200 strace -f -c -o $out ib_send_lat -d ibemu1 -s 8 -n " + n
+                        + " -p " + port + " localhost > /dev/null; s=$?; wait; cat $out; rm -f $out; exit $s");
+        r.assertOk();
+        long commands = 0; // write() or, on a kernel ABI with ioctl, RDMA_VERBS_IOCTL (INVOKE_WRITE)
+        for (String line : r.lines()) {
+            String[] w = line.trim().split("\\s+");
+            if (w.length >= 5 && (w[w.length - 1].equals("write") || w[w.length - 1].equals("ioctl"))) {
+                commands += Long.parseLong(w[3]);
+            }
+        }
+        assertTrue(commands >= n, "one command per send at least: " + r);
+        assertTrue(commands < n + n / 2, "no command per poll or per posted receive: " + commands + "\n" + r);
+    }
+
+    /** Waits for a stdout line starting with prefix. */
+    private static String awaitLine(Command.Running r, String prefix, Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < end) {
+            for (String line : r.stdoutSoFar().split("\n")) {
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+            if (!r.isAlive()) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + prefix + "' line; stdout so far: " + r.stdoutSoFar());
+    }
+
+    /** {@code scripts/ibemu ctl objects}: one device's counts, e.g. files=1 pd=0 cq=1. */
+    private static Map<String, Integer> objects(String device) {
+        Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String line : r.lines()) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length > 1 && words[0].equals(device)) {
+                for (int i = 1; i < words.length; i++) {
+                    String[] kv = words[i].split("=", 2);
+                    if (kv.length == 2 && kv[1].matches("\\d+")) {
+                        counts.put(kv[0], Integer.parseInt(kv[1]));
+                    }
+                }
+            }
+        }
+        assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
+        return counts;
+    }
+}
