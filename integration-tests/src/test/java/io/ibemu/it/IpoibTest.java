@@ -88,6 +88,44 @@ class IpoibTest {
         }
     }
 
+    /**
+     * Addresses from the topology: a's port has ipoib=10.42.0.101/24 in the file, b's has none and
+     * takes --ipoib-net's host 2; ip addr shows both, ctl topology writes the address back, and with
+     * ib1 moved into a namespace of its own (as another host) ping crosses the fabric both ways.
+     */
+    @Test
+    void addressesFromTheTopologyAndTheNetworkForTheRestCarryPings() {
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/ipoib-addresses.net");
+        try (Ibemu ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm",
+                "opensm", "--ipoib", "--ipoib-net", "10.42.0.0/24")) {
+            String addrs = ib.exec("ip", "-o", "-4", "addr").assertOk().stdout();
+            assertTrue(addrs.contains("ib0    inet 10.42.0.101/24 brd 10.42.0.255") && addrs.contains(
+                    "ib1    inet 10.42.0.2/24 brd 10.42.0.255") && !addrs.contains("10.42.0.1/"), addrs);
+            String written = Ibemu.ibemu("ctl", "--name", ib.name(), "topology").assertOk().stdout();
+            assertTrue(written.contains("[1] ipoib=10.42.0.101/24\t\t# lid "), "ctl topology keeps the address\n"
+                    + written);
+            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
+            String script = """
+                    unshare -n sleep infinity & peer=$!
+                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
+                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
+                    ip link set ib1 netns $peer
+                    in_peer ip link set lo up
+                    in_peer ip addr add 10.42.0.2/24 dev ib1
+                    in_peer ip link set ib1 up
+                    for i in $(seq 180); do ping -n -c 1 -W 1 10.42.0.2 >/dev/null && break; sleep 0.5; done
+                    ping -n -c 3 -W 10 10.42.0.2; there=$?
+                    in_peer ping -n -c 3 -W 10 10.42.0.101; back=$?
+                    in_peer ip link set ib1 netns $$
+                    kill $peer
+                    echo "there=$there back=$back"
+                    """;
+            Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
+            assertTrue(r.stdout().contains("there=0 back=0") && r.stdout().contains(
+                    "3 packets transmitted, 3 received"), r.toString());
+        }
+    }
+
     @Test
     void underPresetWithoutSaTheInterfacesHaveNoCarrier() {
         try (Ibemu ib = Ibemu.start(Map.of("IBEMU_IPOIB", "1"), "--topology", TOPOLOGY.toString(), "--local", "a",
@@ -118,6 +156,24 @@ class IpoibTest {
             Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib");
             assertFalse(r.ok());
             assertTrue(r.stderr().contains("without --ipoib"), r.toString());
+        }
+    }
+
+    @Test
+    void anAddressBothTheTopologyAndTheNetworkGiveIsRefusedNamingBothPorts() throws java.io.IOException {
+        Path topology = Files.createTempFile(Ibemu.tmpDir(), "ipoib-dup", ".net");
+        try {
+            Files.writeString(topology, Files.readString(Ibemu.root().resolve(
+                    "integration-tests/src/test/resources/topology/ipoib-addresses.net")).replace(
+                    "ipoib=10.42.0.101/24", "ipoib=10.42.0.2/24"));
+            Result r = Ibemu.ibemu("run", "--topology", topology.toString(), "--local", "a", "--local", "b", "--ipoib",
+                    "--ipoib-net", "10.42.0.0/24", "--", "true");
+            assertFalse(r.ok());
+            assertTrue(r.stderr().contains("IPoIB address 10.42.0.2 is both \"a\"[1]'s and \"b\"[1]'s (from the "
+                    + "topology's ipoib= or --ipoib-net 10.42.0.0/24): change the topology's ipoib= or --ipoib-net"),
+                    r.toString());
+        } finally {
+            Files.deleteIfExists(topology);
         }
     }
 

@@ -120,7 +120,8 @@ final class NodeText {
             if (!taken.contains(guid) && ports.stream().noneMatch(taken::contains)) {
                 long image = spec.systemImageGuid() == spec.nodeGuid() ? guid : spec.systemImageGuid();
                 return new NodeSpec(spec.type(), spec.id(), guid, image, spec.description(), spec.portCount(), ports,
-                        spec.vendorId(), spec.deviceId(), spec.revision(), spec.baseLid(), spec.enhancedPort0());
+                        spec.vendorId(), spec.deviceId(), spec.revision(), spec.baseLid(), spec.enhancedPort0(),
+                        spec.ipoibAddresses());
             }
         }
     }

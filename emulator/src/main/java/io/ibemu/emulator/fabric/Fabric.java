@@ -290,7 +290,7 @@ public final class Fabric {
                 }
                 specs.add(new NodeSpec(s.type(), s.id(), n.guid(), s.systemImageGuid(), n.description(),
                         s.portCount(), portGuids, s.vendorId(), s.deviceId(), s.revision(), baseLid,
-                        s.enhancedPort0()));
+                        s.enhancedPort0(), s.ipoibAddresses()));
             }
             Map<Port, Boolean> seen = new HashMap<>();
             for (Node n : nodes) {

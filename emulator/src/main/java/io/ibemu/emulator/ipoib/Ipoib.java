@@ -3,6 +3,7 @@ package io.ibemu.emulator.ipoib;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.topology.IpoibAddress;
 import java.io.IOException;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -13,13 +14,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * IP over InfiniBand in the daemon: one {@link IpoibInterface} per local HCA port, named ib0,
- * ib1, ... in port order (HCAs in order, then their ports), each given the next address of the
- * configured IPv4 network. Runs only in a network namespace of the daemon's own: it creates
+ * ib1, ... in port order (HCAs in order, then their ports), each given the topology's address
+ * for its port or else the next address of the configured IPv4 network. Runs only in a network namespace of the daemon's own: it creates
  * interfaces and configures them with ip(8), which must never touch the host's.
  */
 public final class Ipoib implements AutoCloseable {
@@ -71,6 +74,10 @@ public final class Ipoib implements AutoCloseable {
     public record Link(String name, int ifindex) {
     }
 
+    /** A local port, "node"[port] as the topology names it, and the address the topology gives it, if any. */
+    record PortAddress(String port, Optional<IpoibAddress> fromTopology) {
+    }
+
     /** A local HCA and its verbs model. */
     public record Adapter(LocalHca local, Hca hca) {
     }
@@ -84,15 +91,51 @@ public final class Ipoib implements AutoCloseable {
         this.layer = layer;
     }
 
+    /**
+     * The address plan, in port order: the topology's {@code ipoib=} address where it gives one,
+     * else the network's host n for the n-th port (so a port's address does not move when another
+     * port gets one from the topology). An address held twice is refused, naming both ports.
+     *
+     * @param ports every local port in port order
+     */
+    static List<String> addresses(Network network, List<PortAddress> ports) throws IOException {
+        List<String> plan = new ArrayList<>();
+        Map<String, String> holder = new HashMap<>();
+        for (int n = 1; n <= ports.size(); n++) {
+            PortAddress port = ports.get(n - 1);
+            String address;
+            if (port.fromTopology().isPresent()) {
+                address = port.fromTopology().get().toString();
+            } else if (n > network.hosts()) {
+                throw new IOException("--ipoib-net " + network.host(0) + " has room for " + network.hosts()
+                        + " addresses, port " + port.port() + " is the local HCAs' port " + n
+                        + " without an ipoib= address in the topology: give a larger network");
+            } else {
+                address = network.host(n);
+            }
+            String bare = address.substring(0, address.indexOf('/'));
+            String other = holder.putIfAbsent(bare, port.port());
+            if (other != null) {
+                throw new IOException("IPoIB address " + bare + " is both " + other + "'s and " + port.port()
+                        + "'s (from the topology's ipoib= or --ipoib-net " + network.host(0)
+                        + "): change the topology's ipoib= or --ipoib-net");
+            }
+            plan.add(address);
+        }
+        return plan;
+    }
+
     /** Creates, addresses and starts the interfaces of every port of {@code adapters}. */
     public static Ipoib start(Config config, MadLayer layer, List<Adapter> adapters) throws IOException {
         requireOwnNetworkNamespace();
-        int ports = adapters.stream().mapToInt(a -> a.local().node().portCount()).sum();
-        if (ports > config.network().hosts()) {
-            throw new IOException("--ipoib-net " + config.network().host(0) + " has room for "
-                    + config.network().hosts() + " addresses, the local HCAs have " + ports
-                    + " ports: give a larger network");
+        List<PortAddress> ports = new ArrayList<>();
+        for (Adapter a : adapters) {
+            for (int p = 1; p <= a.local().node().portCount(); p++) {
+                ports.add(new PortAddress("\"" + a.local().node().spec().id() + "\"[" + p + "]",
+                        a.local().node().spec().ipoibAddress(p)));
+            }
         }
+        List<String> plan = addresses(config.network(), ports);
         List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
         Ipoib ipoib = new Ipoib(made, layer);
         try {
@@ -105,7 +148,7 @@ public final class Ipoib implements AutoCloseable {
                     script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
                             + IpoibInterface.DATAGRAM_MTU);
                     script.addAll(linkLocal(i));
-                    script.add("address add " + config.network().host(made.size()) + " brd + dev " + i.name());
+                    script.add("address add " + plan.get(made.size() - 1) + " brd + dev " + i.name());
                     script.add("link set dev " + i.name() + " up");
                 }
             }

@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * <li>port lines under a node: {@code [1] "peer"[3]} (peer port 1 when omitted), with
  * ibnetdiscover's port GUIDs in parentheses, {@code [1](2c903000e0b73) "S-..."[3]}, ibsim's
  * options {@code w=} (enabled width mask), {@code s=} (speed mask), {@code e=} (extended speed
- * mask), and ibnetdiscover's comment {@code # lid 2 lmc 0 "peer description" lid 1 4xQDR};</li>
+ * mask), ibemu's {@code ipoib=10.1.0.1/24} (a CA port's IPoIB address; ibsim skips an option
+ * whose name does not end in w, s or e), and ibnetdiscover's comment {@code # lid 2 lmc 0 "peer description" lid 1 4xQDR};</li>
  * <li>settings for the next node: {@code vendid=}, {@code sysimgguid=},
  * {@code switchguid=0x..(0x..)}, {@code caguid=}/{@code hcaguids=}, {@code rtguid=} (a GUID
  * base, as in ibsim: later nodes of the type count on from it); for all later nodes:
@@ -69,6 +70,8 @@ public final class TopologyParser {
     private static final Pattern WIDTH_SPEED = Pattern.compile("\\b(\\d+)[xX](SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR)\\b");
     private static final Pattern OPTION = Pattern.compile("^([A-Za-z]+)=(\\S+)$");
     private static final Pattern BLANKS = Pattern.compile("\\s+");
+    /** ibemu's port option: the port's IPoIB interface address. */
+    static final String IPOIB_OPTION = "ipoib=";
 
     /** An error message, with whatever it quotes from the file, is cut to this many characters. */
     static final int MAX_MESSAGE = 200;
@@ -103,6 +106,8 @@ public final class TopologyParser {
         final PortLine[] ports;
         /** Ports already joined into a link by {@link #link()}. */
         final boolean[] cabled;
+        /** A port's {@code ipoib=} address, by port number. */
+        final IpoibAddress[] ipoib;
         int baseLid;
         int baseLidPort = Integer.MAX_VALUE;
 
@@ -121,12 +126,15 @@ public final class TopologyParser {
             this.portGuids = new Long[portCount + 1];
             this.ports = new PortLine[portCount + 1];
             this.cabled = new boolean[portCount + 1];
+            this.ipoib = new IpoibAddress[portCount + 1];
         }
     }
 
     private final List<Pending> nodes = new ArrayList<>();
     private final Map<String, Pending> byId = new HashMap<>();
     private final Map<Long, Pending> byGuid = new HashMap<>();
+    /** Which port holds an {@code ipoib=} address, and where it was given: "node"[port] (file:line). */
+    private final Map<Integer, String> ipoibOwner = new HashMap<>();
     /** A {@code ...guid=} line for the next node of a type, and where its count continues. */
     private final Map<NodeType, Long> pendingGuid = new EnumMap<>(NodeType.class);
     private final Map<NodeType, Long> nextGuid = new EnumMap<>(NodeType.class);
@@ -484,7 +492,9 @@ public final class TopologyParser {
         }
         Map<String, String> opts = new HashMap<>();
         for (String token : BLANKS.split(options.strip())) {
-            if (!token.isEmpty()) {
+            if (token.startsWith(IPOIB_OPTION)) {
+                ipoibOption(n, port, token.substring(IPOIB_OPTION.length()), where);
+            } else if (!token.isEmpty()) {
                 option(token, opts, where);
             }
         }
@@ -534,9 +544,30 @@ public final class TopologyParser {
         Matcher o = OPTION.matcher(token);
         if (!o.matches() || !(o.group(1).equals("w") || o.group(1).equals("s") || o.group(1).equals("e")
                 || o.group(1).equals("v"))) {
-            throw where.error("expected port options w=, s= or e=, got '" + token + "'");
+            throw where.error("expected port options w=, s=, e= or ipoib=, got '" + token + "'");
         }
         opts.put(o.group(1), o.group(2));
+    }
+
+    /** {@code ipoib=A.B.C.D/N}: the address of a CA port's IPoIB interface, one port per address. */
+    private void ipoibOption(Pending n, int port, String value, Where where) throws TopologyException {
+        String what = IPOIB_OPTION + value + " on " + label(n.id, port);
+        if (n.type != NodeType.CA) {
+            throw where.error(what + ": only a CA port has an IPoIB interface; move it to the HCA's port line");
+        }
+        IpoibAddress address;
+        try {
+            address = IpoibAddress.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw where.error(what + ": " + e.getMessage() + "; give the port's IPv4 address and prefix, like "
+                    + IPOIB_OPTION + "10.1.0.1/24");
+        }
+        String owner = ipoibOwner.putIfAbsent(address.address(), label(n.id, port) + " (" + where + ")");
+        if (owner != null) {
+            throw where.error(what + ": " + address.dotted() + " is already the address of " + owner
+                    + "; give each port an address of its own");
+        }
+        n.ipoib[port] = address;
     }
 
     /** ibsim's w= is a LinkWidthEnabled mask; the link trains to its widest width. */
@@ -660,8 +691,14 @@ public final class TopologyParser {
                     guids.add(g);
                 }
             }
+            Map<Integer, IpoibAddress> ipoib = new HashMap<>();
+            for (int p = 1; p <= n.portCount; p++) {
+                if (n.ipoib[p] != null) {
+                    ipoib.put(p, n.ipoib[p]);
+                }
+            }
             specs.add(new NodeSpec(n.type, n.id, n.guid, n.systemImageGuid, n.description, n.portCount, guids,
-                    n.vendorId, n.deviceId, 0, n.baseLid, n.enhancedPort0));
+                    n.vendorId, n.deviceId, 0, n.baseLid, n.enhancedPort0, ipoib));
         }
         return specs;
     }

@@ -21,7 +21,9 @@ import java.util.Map;
  * options ({@code w=} width, {@code s=}/{@code e=} speed masks: ibsim trains a link to what both
  * ends enable). CA LIDs are not written (ibsim's SM assigns them).</li>
  * </ul>
- * A link without width or speed is written without them and reads back without them.
+ * A link without width or speed is written without them and reads back without them. A CA
+ * port's IPoIB address is written as ibemu's port option {@code ipoib=10.1.0.1/24} before the
+ * line's comment in both formats (ibsim skips it); it needs a cable, as every port line does.
  * Descriptions are escaped as {@link NodeDescriptionText#quote} says (a quote, a backslash, control
  * characters and bytes that are not UTF-8), so any node_desc reads back byte for byte.
  */
@@ -130,10 +132,10 @@ public final class TopologyWriter {
                                 e.peerPort(), peerIsSwitch ? "" : String.format("(%x) ", peer.portGuid(e.peerPort())),
                                 desc(peer), peer.baseLid(), rate(e.link())));
                     } else {
-                        out.append(String.format("[%d](%x) \t%s[%d]%s\t\t# lid %d lmc 0 \"%s\" lid %d%s%n", e.port(),
+                        out.append(String.format("[%d](%x) \t%s[%d]%s%s\t\t# lid %d lmc 0 \"%s\" lid %d%s%n", e.port(),
                                 n.portGuid(e.port()), name(peer), e.peerPort(),
                                 peerIsSwitch ? "" : String.format(" (%x) ", peer.portGuid(e.peerPort())),
-                                n.baseLid(), desc(peer), peer.baseLid(), rate(e.link())));
+                                ipoib(n, e.port()), n.baseLid(), desc(peer), peer.baseLid(), rate(e.link())));
                     }
                 }
             }
@@ -173,7 +175,8 @@ public final class TopologyWriter {
                     if (n.type() != NodeType.SWITCH) {
                         out.append(String.format("(%x)", n.portGuid(e.port())));
                     }
-                    out.append(String.format(" \"%s\"[%d]%s%n", e.peer().id(), e.peerPort(), netOptions(e.link())));
+                    out.append(String.format(" \"%s\"[%d]%s%s%n", e.peer().id(), e.peerPort(), ipoib(n, e.port()),
+                            netOptions(e.link())));
                 }
             }
         }
@@ -191,6 +194,11 @@ public final class TopologyWriter {
             case ROUTER -> 'R';
         };
         return String.format("\"%c-%016x\"", c, n.nodeGuid());
+    }
+
+    /** ibemu's " ipoib=10.1.0.1/24" port option, or nothing. */
+    private static String ipoib(NodeSpec n, int port) {
+        return n.ipoibAddress(port).map(a -> " " + TopologyParser.IPOIB_OPTION + a).orElse("");
     }
 
     /** ibnetdiscover's " 4xQDR" after the peer's LID. */

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ibemu.emulator.topology.IpoibAddress;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,29 @@ class IpoibCodecTest {
         assertEquals(a, macs.address(ma, 0));
         assertEquals(b, macs.address(mb, 0));
         assertEquals(0x02, ma[0] & 0x03, "locally administered, unicast");
+    }
+
+    @Test
+    void theTopologysAddressesWinAndTheNetworkNumbersTheRestByPort() throws java.io.IOException {
+        Ipoib.Network n = Ipoib.Network.parse("169.254.77.0/24");
+        java.util.Optional<IpoibAddress> none = java.util.Optional.empty();
+        assertEquals(java.util.List.of("169.254.77.1/24", "10.5.0.7/16", "169.254.77.3/24"), Ipoib.addresses(n,
+                java.util.List.of(new Ipoib.PortAddress("\"a\"[1]", none),
+                        new Ipoib.PortAddress("\"b\"[1]", java.util.Optional.of(IpoibAddress.parse("10.5.0.7/16"))),
+                        new Ipoib.PortAddress("\"c\"[1]", none))));
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> Ipoib.addresses(n,
+                java.util.List.of(new Ipoib.PortAddress("\"a\"[1]", none), new Ipoib.PortAddress("\"b\"[1]",
+                        java.util.Optional.of(IpoibAddress.parse("169.254.77.1/24"))))));
+        assertEquals("IPoIB address 169.254.77.1 is both \"a\"[1]'s and \"b\"[1]'s (from the topology's ipoib= or "
+                + "--ipoib-net 169.254.77.0/24): change the topology's ipoib= or --ipoib-net", e.getMessage());
+        Ipoib.Network tiny = Ipoib.Network.parse("10.0.0.0/30");
+        assertEquals(java.util.List.of("10.9.0.1/8", "10.0.0.2/30"), Ipoib.addresses(tiny, java.util.List.of(
+                new Ipoib.PortAddress("\"a\"[1]", java.util.Optional.of(IpoibAddress.parse("10.9.0.1/8"))),
+                new Ipoib.PortAddress("\"a\"[2]", none))), "a /30 has room for two ports");
+        e = assertThrows(java.io.IOException.class, () -> Ipoib.addresses(tiny, java.util.List.of(
+                new Ipoib.PortAddress("\"a\"[1]", none), new Ipoib.PortAddress("\"a\"[2]", none),
+                new Ipoib.PortAddress("\"a\"[3]", none))));
+        assertTrue(e.getMessage().contains("has room for 2 addresses, port \"a\"[3]"), e.getMessage());
     }
 
     @Test

@@ -498,6 +498,49 @@ class TopologyParserTest {
     }
 
     @Test
+    void ipoibPortOptionGivesACaPortItsAddress() throws Exception {
+        Topology t = parse("""
+                Switch 8 "s"
+                [1] "a"[1] w=2
+                Hca 2 "a"
+                [1] "s"[1] ipoib=10.1.0.1/24 w=2
+                [2] "s"[2]  ipoib=172.16.5.9/12
+                """);
+        NodeSpec a = t.node("a").orElseThrow();
+        assertEquals(new IpoibAddress(0x0A010001, 24), a.ipoibAddress(1).orElseThrow());
+        assertEquals("172.16.5.9/12", a.ipoibAddress(2).orElseThrow().toString());
+        assertEquals(LinkWidth.X4, t.links().get(0).width(), "the other options still count");
+        assertTrue(t.node("s").orElseThrow().ipoibAddresses().isEmpty());
+        // ibnetdiscover lines take it before the comment too
+        Topology ibnd = parse("""
+                switchguid=0x2c90300aa0020(2c90300aa0020)
+                Switch 8 "S-0002c90300aa0020" # "leaf" base port 0 lid 2 lmc 0
+                caguid=0x2c90300bb0000
+                Ca 1 "H-0002c90300bb0000" # "h1"
+                [1](2c90300bb0001) 	"S-0002c90300aa0020"[5] ipoib=10.9.8.7/8		# lid 3 lmc 0 "leaf" lid 2 4xQDR
+                """);
+        assertEquals("10.9.8.7/8", ibnd.nodes().get(1).ipoibAddress(1).orElseThrow().toString());
+    }
+
+    @Test
+    void aBadIpoibAddressNamesTheLineAndWhatToGive() {
+        String head = "Switch 8 \"s\"\nHca 2 \"a\"\n";
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.300/24\n", 3,
+                "ipoib=10.1.0.300/24 on \"a\"[1]: '10.1.0.300/24': '300' is not an octet 0..255; give the port's "
+                        + "IPv4 address and prefix, like ipoib=10.1.0.1/24");
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.1\n", 3, "'10.1.0.1' has no prefix length");
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.1/33\n", 3, "prefix length 33 is not 1..32");
+        fails(head + "[1] \"s\"[1] ipoib=fe80::1/64\n", 3, "is not an IPv4 address with a prefix length");
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.0/24\n", 3, "is the network's own address");
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.255/24\n", 3, "is the network's broadcast address");
+        fails(head + "[1] \"s\"[1] ipoib=10.1.0.1/24\n[2] \"s\"[2] ipoib=10.1.0.1/16\n", 4,
+                "ipoib=10.1.0.1/16 on \"a\"[2]: 10.1.0.1 is already the address of \"a\"[1] (net:3); give each port "
+                        + "an address of its own");
+        fails("Switch 8 \"s\"\n[1] \"a\"[1] ipoib=10.1.0.1/24\nHca 1 \"a\"\n", 2,
+                "only a CA port has an IPoIB interface");
+    }
+
+    @Test
     void errorsSayWhereAndWhat() {
         fails("Switch 8 \"s\"\n[1] \"a\"[1]\n[2] a[1]\nHca 1 \"a\"\n", 3,
                 "expected a port line like [1] \"node\"[2], got '[2] a[1]'");
@@ -518,7 +561,7 @@ class TopologyParserTest {
         fails("Switch 300 \"big\"\n", 1, "1 to 254 ports");
         fails("switchguid=0x5\nSwitch 2 \"S-0000000000000006\"\n", 2, "does not match the GUID 0x5");
         fails("caguid=0x10\nHca 1 \"a\"\ncaguid=0x10\nHca 1 \"b\"\n", 4, "already used by \"a\" at net:2");
-        fails("Switch 8 \"s\"\n[1] \"a\"[1] x=3\nHca 1 \"a\"\n", 2, "expected port options w=, s= or e=, got 'x=3'");
+        fails("Switch 8 \"s\"\n[1] \"a\"[1] x=3\nHca 1 \"a\"\n", 2, "expected port options w=, s=, e= or ipoib=, got 'x=3'");
         fails("Switch 8 \"s\"\n[1] \"a\"[1] w=40\nHca 1 \"a\"\n", 2, "width mask 40 must be 1..31");
         fails("Switch 8 \"s\"\n[1] \"a\"[1]\n", 2, "not defined");
         fails("# nothing\n", 1, "no nodes");

@@ -71,7 +71,7 @@ class TopologyWriterTest {
                 devid=0x1017
                 caguid=0x2c90300bb0000
                 Ca 4 "H-0002c90300bb0000" # "h1"
-                [3](2c90300bb0003) "H-0002c90300bb0100"[2] (2c90300bb0102) # lid 0 lmc 0 "h2 HCA-1" lid 0 4xNDR
+                [3](2c90300bb0003) "H-0002c90300bb0100"[2] (2c90300bb0102) ipoib=10.1.0.3/16 # lid 0 lmc 0 "h2 HCA-1" lid 0 4xNDR
                 caguid=0x2c90300bb0100
                 Ca 2 "H-0002c90300bb0100" # "h2 HCA-1"
                 caguid=0x2c90300bb0200
@@ -89,7 +89,7 @@ class TopologyWriterTest {
             byId.put(n.id(), n);
             s.add(List.of(n.type(), n.nodeGuid(), n.systemImageGuid(), n.description(), n.portCount(),
                     n.portGuids(), n.vendorId(), n.deviceId(), n.revision(),
-                    n.type() == NodeType.SWITCH || caLids ? n.baseLid() : -1, n.enhancedPort0()));
+                    n.type() == NodeType.SWITCH || caLids ? n.baseLid() : -1, n.enhancedPort0(), n.ipoibAddresses()));
         }
         for (LinkSpec l : t.links()) {
             String a = String.format("%016x[%d]", byId.get(l.nodeA()).nodeGuid(), l.portA());
@@ -118,6 +118,26 @@ class TopologyWriterTest {
         Topology t = everything();
         assertEquals(10, t.links().size());
         assertEquals(LinkSpeed.FDR10, t.links().get(3).speed());
+        roundTrips(t);
+    }
+
+    @Test
+    void ipoibAddressesAreWrittenOnTheirPortLinesInBothFormats() throws Exception {
+        Topology t = parse("ipoib.net", """
+                Switch 8 "sw"
+                [1] "a"[1]
+                [2] "b"[2]
+                Hca 1 "a"
+                [1] "sw"[1] ipoib=10.7.0.1/24
+                Hca 2 "b"
+                [2] "sw"[2] w=2 s=4 ipoib=192.168.9.201/30
+                """);
+        assertEquals("10.7.0.1/24", t.node("a").orElseThrow().ipoibAddress(1).orElseThrow().toString());
+        String net = TopologyWriter.net(t);
+        assertTrue(net.contains("\n[1](11750000000201) \"sw\"[1] ipoib=10.7.0.1/24\n"), net);
+        assertTrue(net.contains("\n[2](11750000000302) \"sw\"[2] ipoib=192.168.9.201/30 w=2 s=7\n"), net);
+        String ibnd = TopologyWriter.ibnetdiscover(t);
+        assertTrue(ibnd.contains("\"S-0002c90000000100\"[1] ipoib=10.7.0.1/24\t\t# lid 0 lmc 0 \"sw\""), ibnd);
         roundTrips(t);
     }
 
