@@ -43,8 +43,10 @@ class ContainerTest {
         if (!Files.isRegularFile(base)) {
             Path rootfs = WORK.resolve("rootfs");
             Ibemu.host("rm", "-rf", "--", rootfs.toString());
-            Command.of("debootstrap", "--variant=minbase", "bookworm", rootfs.toString(), "MIRROR")
-                    .timeout(Duration.ofMinutes(15)).run().assertOk();
+            List<String> debootstrap = new ArrayList<>(List.of("debootstrap", "--variant=minbase", "bookworm",
+                    rootfs.toString()));
+            aptMirror().ifPresent(debootstrap::add); // else debootstrap's own default
+            Command.of(debootstrap.toArray(String[]::new)).timeout(Duration.ofMinutes(15)).run().assertOk();
             Command.of("tar", "-C", rootfs.toString(), "-cf", base + ".part", ".").timeout(Duration.ofMinutes(5)).run()
                     .assertOk();
             Files.move(Path.of(base + ".part"), base);
@@ -115,5 +117,13 @@ class ContainerTest {
         assertEquals("2", lines.get(0), "OpenSM made both local ports Active: " + r);
         assertTrue(lines.get(1).contains("50 iters in"), r.toString());
         assertEquals("['ibemu0', 'ibemu1']", lines.get(2), r.toString());
+    }
+
+    /** The Debian mirror this machine's apt already uses (its main archive, not security), if it names one. */
+    private static java.util.Optional<String> aptMirror() {
+        String uri = Ibemu.host("sh", "-c", "{ grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}';"
+                + " grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}'; } | grep -v -- '-security' | head -n 1")
+                .out().strip();
+        return uri.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(uri);
     }
 }
