@@ -73,7 +73,11 @@ class ContainerTest {
     }
 
     private static Result podman(Duration timeout, String... args) {
-        List<String> argv = new ArrayList<>(List.of("podman", "--root", podmanDir.resolve("s").toString(),
+        // podman's blob-info cache ignores --root (/var/lib/containers/cache as root): a private
+        // mount namespace with a tmpfs over /var/lib keeps it, and the rest of podman, off the host
+        List<String> argv = new ArrayList<>(List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                "mount -t tmpfs -o mode=0755 ibemu-podman /var/lib && exec \"$@\"", "podman-private",
+                "podman", "--root", podmanDir.resolve("s").toString(),
                 "--runroot", podmanDir.resolve("r").toString(), "--runtime", "runc"));
         argv.addAll(List.of(args));
         return Command.of(argv).timeout(timeout).run();
