@@ -155,6 +155,23 @@ public final class Command {
             }
         }
 
+        /** Waits for a stdout line starting with prefix and returns it; fails once the process ends without one. */
+        public String awaitLine(String prefix, java.time.Duration timeout) throws InterruptedException {
+            long end = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < end) {
+                for (String line : stdoutSoFar().split("\n")) {
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                }
+                if (!isAlive()) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("no '" + prefix + "' line; stdout so far: " + stdoutSoFar());
+        }
+
         /** stdout so far (the command may still be running). */
         public String stdoutSoFar() {
             return read(out);

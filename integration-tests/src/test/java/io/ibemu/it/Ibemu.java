@@ -176,6 +176,25 @@ public final class Ibemu implements AutoCloseable {
         return start(args.toArray(String[]::new));
     }
 
+    /** {@code scripts/ibemu ctl objects}: the counts on one device's line, e.g. files=1 pd=1 cq=1. */
+    public Map<String, Integer> objects(String device) {
+        Result r = ibemu("ctl", "--name", name, "objects").assertOk();
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String line : r.lines()) {
+            String[] words = line.trim().split("\\s+");
+            if (words.length > 1 && words[0].equals(device)) {
+                for (int k = 1; k < words.length; k++) {
+                    String[] kv = words[k].split("=", 2);
+                    if (kv.length == 2 && kv[1].matches("\\d+")) {
+                        counts.put(kv[0], Integer.parseInt(kv[1]));
+                    }
+                }
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
+        return counts;
+    }
+
     /** Starts an instance with extra launcher environment (e.g. IBEMU_JAVA_OPTS). */
     public static Ibemu start(Map<String, String> extraEnv, String... daemonArgs) {
         initialise();

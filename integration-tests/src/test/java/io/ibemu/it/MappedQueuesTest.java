@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -66,19 +65,19 @@ class MappedQueuesTest {
         String bin = CPrograms.compile("uverbs_rings").toString();
         Command.Running child = ib.execCommand(bin, "--hold").timeout(Duration.ofSeconds(120)).start();
         try {
-            String mapped = awaitLine(child, "mapped ", Duration.ofSeconds(60));
+            String mapped = child.awaitLine("mapped ", Duration.ofSeconds(60));
             Matcher pid = Pattern.compile("pid=(\\d+)").matcher(mapped);
             assertTrue(pid.find(), mapped);
-            Map<String, Integer> held = objects("ibemu0");
+            Map<String, Integer> held = ib.objects("ibemu0");
             assertEquals(1, held.get("files"), "the closed descriptor's file, held by the mapping: " + held);
             assertEquals(1, held.get("cq"), "its CQ: " + held);
             Ibemu.host("kill", "-USR1", pid.group(1)).assertOk();
-            awaitLine(child, "unmapped", Duration.ofSeconds(60));
+            child.awaitLine("unmapped", Duration.ofSeconds(60));
             Map<String, Integer> after = held;
             long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (System.nanoTime() < end && after.get("files") != 0) {
                 Thread.sleep(200);
-                after = objects("ibemu0");
+                after = ib.objects("ibemu0");
             }
             assertEquals(0, after.get("files"), "released at the munmap: " + after);
             assertEquals(0, after.get("cq"), "its CQ destroyed with it: " + after);
@@ -120,41 +119,5 @@ class MappedQueuesTest {
         }
         assertTrue(commands >= n, "one command per send at least: " + r);
         assertTrue(commands < n + n / 2, "no command per poll or per posted receive: " + commands + "\n" + r);
-    }
-
-    /** Waits for a stdout line starting with prefix. */
-    private static String awaitLine(Command.Running r, String prefix, Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < end) {
-            for (String line : r.stdoutSoFar().split("\n")) {
-                if (line.startsWith(prefix)) {
-                    return line;
-                }
-            }
-            if (!r.isAlive()) {
-                break;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no '" + prefix + "' line; stdout so far: " + r.stdoutSoFar());
-    }
-
-    /** {@code scripts/ibemu ctl objects}: one device's counts, e.g. files=1 pd=0 cq=1. */
-    private static Map<String, Integer> objects(String device) {
-        Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        for (String line : r.lines()) {
-            String[] words = line.trim().split("\\s+");
-            if (words.length > 1 && words[0].equals(device)) {
-                for (int i = 1; i < words.length; i++) {
-                    String[] kv = words[i].split("=", 2);
-                    if (kv.length == 2 && kv[1].matches("\\d+")) {
-                        counts.put(kv[0], Integer.parseInt(kv[1]));
-                    }
-                }
-            }
-        }
-        assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
-        return counts;
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,10 +60,10 @@ class UverbsAbiTest {
         String bin = CPrograms.compile("uverbs_abi").toString();
         Command.Running child = ib.execCommand(bin, "--child-objects").timeout(Duration.ofSeconds(60)).start();
         try {
-            String ready = awaitLine(child, "ready ", Duration.ofSeconds(30));
+            String ready = child.awaitLine("ready ", Duration.ofSeconds(30));
             Matcher pid = Pattern.compile("pid=(\\d+)").matcher(ready);
             assertTrue(pid.find(), "child printed its pid: " + ready);
-            Map<String, Integer> live = objects("ibemu0");
+            Map<String, Integer> live = ib.objects("ibemu0");
             for (String kind : new String[] {"pd", "mr", "cq", "qp"}) {
                 assertTrue(live.getOrDefault(kind, 0) >= 1, kind + " counted while the child lives: " + live);
             }
@@ -72,7 +71,7 @@ class UverbsAbiTest {
             Map<String, Integer> after = live;
             long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
             while (System.nanoTime() < end) {
-                after = objects("ibemu0");
+                after = ib.objects("ibemu0");
                 if (after.values().stream().allMatch(v -> v == 0)) {
                     break;
                 }
@@ -84,41 +83,5 @@ class UverbsAbiTest {
         } finally {
             child.stop();
         }
-    }
-
-    /** Waits for a stdout line starting with prefix. */
-    private static String awaitLine(Command.Running r, String prefix, Duration timeout) throws InterruptedException {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < end) {
-            for (String line : r.stdoutSoFar().split("\n")) {
-                if (line.startsWith(prefix)) {
-                    return line;
-                }
-            }
-            if (!r.isAlive()) {
-                break;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("no '" + prefix + "' line; stdout so far: " + r.stdoutSoFar());
-    }
-
-    /** {@code scripts/ibemu ctl objects}: the counts of one device's line, e.g. files=1 pd=1 ... */
-    private static Map<String, Integer> objects(String device) {
-        Result r = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        for (String line : r.lines()) {
-            String[] words = line.trim().split("\\s+");
-            if (words.length > 1 && words[0].equals(device)) {
-                for (int i = 1; i < words.length; i++) {
-                    String[] kv = words[i].split("=", 2);
-                    if (kv.length == 2 && kv[1].matches("\\d+")) {
-                        counts.put(kv[0], Integer.parseInt(kv[1]));
-                    }
-                }
-            }
-        }
-        assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
-        return counts;
     }
 }
