@@ -123,9 +123,12 @@ public final class UverbsDevice implements CharDevice {
      * The ioctl methods that are the verbs of write commands, by the write command's name: what a
      * fault rule names, whichever path libibverbs takes (rdma-core's execute_cmd_write or ioctl).
      */
-    private static final Map<String, String> SAME_VERB = Map.of("CQ_CREATE", "CREATE_CQ", "CQ_DESTROY", "DESTROY_CQ",
-            "QP_DESTROY", "DESTROY_QP", "SRQ_DESTROY", "DESTROY_SRQ", "PD_DESTROY", "DEALLOC_PD", "AH_DESTROY",
-            "DESTROY_AH", "MR_DESTROY", "DEREG_MR", "MW_DESTROY", "DEALLOC_MW", "XRCD_DESTROY", "CLOSE_XRCD");
+    private static final Map<String, String> SAME_VERB = Map.ofEntries(Map.entry("CQ_CREATE", "CREATE_CQ"),
+            Map.entry("CQ_DESTROY", "DESTROY_CQ"), Map.entry("QP_CREATE", "CREATE_QP"),
+            Map.entry("QP_DESTROY", "DESTROY_QP"), Map.entry("SRQ_CREATE", "CREATE_SRQ"),
+            Map.entry("SRQ_DESTROY", "DESTROY_SRQ"), Map.entry("PD_DESTROY", "DEALLOC_PD"),
+            Map.entry("AH_DESTROY", "DESTROY_AH"), Map.entry("MR_DESTROY", "DEREG_MR"),
+            Map.entry("MW_DESTROY", "DEALLOC_MW"), Map.entry("XRCD_DESTROY", "CLOSE_XRCD"));
 
     /**
      * The fault point of every command and method, checked after the request was read and before

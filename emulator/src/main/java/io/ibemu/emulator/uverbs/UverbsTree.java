@@ -15,6 +15,7 @@ import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.flagsIn;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.idr;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.in;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.inAtLeast;
+import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.inStruct;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.out;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.outAtLeast;
 import static io.ibemu.emulator.uverbs.ioctl.AttrSpec.outStruct;
@@ -102,10 +103,45 @@ final class UverbsTree {
                                     .since(Kernel.V6_1), // 5.7
                             uhwIn(), uhwOut()),
                     destroy("CQ_DESTROY", OBJECT_CQ, Abi.DESTROY_CQ_RESP.size(), ObjectMethods::cqDestroyed)),
-            object(OBJECT_QP, "QP", destroy("QP_DESTROY", OBJECT_QP, Abi.DESTROY_QP_RESP.size(),
-                    ObjectMethods::eventsDestroyed)),
-            object(OBJECT_SRQ, "SRQ", destroy("SRQ_DESTROY", OBJECT_SRQ, Abi.DESTROY_SRQ_RESP.size(),
-                    ObjectMethods::eventsDestroyed)),
+            object(OBJECT_QP, "QP",
+                    method(METHOD_CREATE, "QP_CREATE", QueueMethods::createQp,
+                            idr(ATTR_CREATE_QP_HANDLE, "HANDLE", OBJECT_QP, Access.NEW).required(),
+                            idr(ATTR_CREATE_QP_XRCD_HANDLE, "XRCD_HANDLE", OBJECT_XRCD, Access.READ),
+                            idr(ATTR_CREATE_QP_PD_HANDLE, "PD_HANDLE", OBJECT_PD, Access.READ),
+                            idr(ATTR_CREATE_QP_SRQ_HANDLE, "SRQ_HANDLE", OBJECT_SRQ, Access.READ),
+                            idr(ATTR_CREATE_QP_SEND_CQ_HANDLE, "SEND_CQ_HANDLE", OBJECT_CQ, Access.READ),
+                            idr(ATTR_CREATE_QP_RECV_CQ_HANDLE, "RECV_CQ_HANDLE", OBJECT_CQ, Access.READ),
+                            // optional, so it stays though the driver has no RWQ_IND_TBL (uapi_finalize_disable)
+                            idr(ATTR_CREATE_QP_IND_TABLE_HANDLE, "IND_TABLE_HANDLE", OBJECT_RWQ_IND_TBL, Access.READ),
+                            in(ATTR_CREATE_QP_USER_HANDLE, "USER_HANDLE", 8).required(),
+                            inStruct(ATTR_CREATE_QP_CAP, "CAP", Abi.QP_CAP.size(), Abi.QP_CAP.size()).required(),
+                            constIn(ATTR_CREATE_QP_TYPE, "TYPE").required(),
+                            flagsIn(ATTR_CREATE_QP_FLAGS, "FLAGS"),
+                            in(ATTR_CREATE_QP_SOURCE_QPN, "SOURCE_QPN", 4),
+                            fd(ATTR_CREATE_QP_EVENT_FD, "EVENT_FD", OBJECT_ASYNC_EVENT, Access.READ),
+                            outStruct(ATTR_CREATE_QP_RESP_CAP, "RESP_CAP", Abi.QP_CAP.size(), Abi.QP_CAP.size())
+                                    .required(),
+                            out(ATTR_CREATE_QP_RESP_QP_NUM, "RESP_QP_NUM", 4).required(),
+                            uhwIn(), uhwOut()).since(Kernel.V6_1), // 5.10
+                    destroy("QP_DESTROY", OBJECT_QP, Abi.DESTROY_QP_RESP.size(), ObjectMethods::eventsDestroyed)),
+            object(OBJECT_SRQ, "SRQ",
+                    method(METHOD_CREATE, "SRQ_CREATE", QueueMethods::createSrq,
+                            idr(ATTR_CREATE_SRQ_HANDLE, "HANDLE", OBJECT_SRQ, Access.NEW).required(),
+                            idr(ATTR_CREATE_SRQ_PD_HANDLE, "PD_HANDLE", OBJECT_PD, Access.READ).required(),
+                            constIn(ATTR_CREATE_SRQ_TYPE, "TYPE").required(),
+                            in(ATTR_CREATE_SRQ_USER_HANDLE, "USER_HANDLE", 8).required(),
+                            in(ATTR_CREATE_SRQ_MAX_WR, "MAX_WR", 4).required(),
+                            in(ATTR_CREATE_SRQ_MAX_SGE, "MAX_SGE", 4).required(),
+                            in(ATTR_CREATE_SRQ_LIMIT, "LIMIT", 4).required(),
+                            idr(ATTR_CREATE_SRQ_XRCD_HANDLE, "XRCD_HANDLE", OBJECT_XRCD, Access.READ),
+                            idr(ATTR_CREATE_SRQ_CQ_HANDLE, "CQ_HANDLE", OBJECT_CQ, Access.READ),
+                            in(ATTR_CREATE_SRQ_MAX_NUM_TAGS, "MAX_NUM_TAGS", 4),
+                            fd(ATTR_CREATE_SRQ_EVENT_FD, "EVENT_FD", OBJECT_ASYNC_EVENT, Access.READ),
+                            out(ATTR_CREATE_SRQ_RESP_MAX_WR, "RESP_MAX_WR", 4).required(),
+                            out(ATTR_CREATE_SRQ_RESP_MAX_SGE, "RESP_MAX_SGE", 4).required(),
+                            out(ATTR_CREATE_SRQ_RESP_SRQ_NUM, "RESP_SRQ_NUM", 4),
+                            uhwIn(), uhwOut()).since(Kernel.V6_1), // 5.10
+                    destroy("SRQ_DESTROY", OBJECT_SRQ, Abi.DESTROY_SRQ_RESP.size(), ObjectMethods::eventsDestroyed)),
             object(OBJECT_AH, "AH", destroy(METHOD_DESTROY, "AH_DESTROY", OBJECT_AH)),
             object(OBJECT_MR, "MR",
                     destroy(METHOD_MR_DESTROY, "MR_DESTROY", OBJECT_MR),
