@@ -904,6 +904,25 @@ static void check_objects(int fd)
 		"INVOKE_WRITE ALLOC_PD with a 2-byte CORE_OUT: ENOSPC");
 	t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pd_req, 4, &pd_resp, sizeof(pd_resp)), errno, ENOSPC,
 		"INVOKE_WRITE ALLOC_PD with a 4-byte CORE_IN: ENOSPC");
+	{
+		/* a CORE_IN longer than the command: uverbs_request copies the struct, then
+		 * ib_is_buffer_cleared reads the rest, and an unreadable rest is "not cleared" */
+		long page = sysconf(_SC_PAGESIZE);
+		char *two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ib_uverbs_alloc_pd_resp r2;
+		if (two == MAP_FAILED)
+			t_bail("mmap: %s", strerror(errno));
+		munmap(two + page, page);
+		char *req = two + page - sizeof(pd_req);
+		memcpy(req, &pd_req, sizeof(pd_req));
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, req, sizeof(pd_req) + 8, &r2, sizeof(r2)), errno,
+			EOPNOTSUPP, "INVOKE_WRITE ALLOC_PD with a CORE_IN past the struct, the rest unmapped: EOPNOTSUPP");
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, two + page, sizeof(pd_req) + 8, &r2, sizeof(r2)),
+			errno, EFAULT, "INVOKE_WRITE ALLOC_PD with its CORE_IN unmapped: EFAULT");
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, two + page - 4, sizeof(pd_req) + 8, &r2, sizeof(r2)),
+			errno, EFAULT, "INVOKE_WRITE ALLOC_PD with its CORE_IN's struct half unmapped: EFAULT");
+		munmap(two, page);
+	}
 	t_success(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pd_req, sizeof(pd_req), &pd_resp, sizeof(pd_resp)),
 		  errno, "INVOKE_WRITE ALLOC_PD: succeeds");
 

@@ -144,6 +144,15 @@ public final class Bundle {
         return read(u.data(), u.len());
     }
 
+    /** The first {@code length} bytes of an input (a handler's copy_from_user of its struct only). */
+    public byte[] inPrefix(int id, int length) throws Errno {
+        UserAttr u = get(id).user();
+        if (u.inline()) {
+            return Arrays.copyOf(in(id), length);
+        }
+        return read(u.data(), Math.min(length, u.len()));
+    }
+
     /** uverbs_copy_from of a PTR_IN of up to 8 bytes (inline): its value, unsigned. */
     public long value(int id) throws Errno {
         UserAttr u = get(id).user();
