@@ -220,6 +220,28 @@ static int destroy_queue(int fd, uint16_t object, uint64_t handle, uint32_t *eve
 	return ret;
 }
 
+/*
+ * An open of /proc/self/fd/N follows the link to the char device and opens it anew
+ * (chrdev_open): a file of its own, which answers RDMA_VERBS_IOCTL, and whose close leaves the
+ * first one as it was.
+ */
+static void check_reopen(int fd)
+{
+	struct call c;
+	char path[64];
+	int again;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	again = open(path, O_RDWR | O_CLOEXEC);
+	t_ok(again >= 0 && again != fd, "open of /proc/self/fd/N of the device: a new descriptor");
+	if (again < 0)
+		return;
+	call_init(&c, 0x7ff, 0);
+	t_errno(run(again, &c), errno, EPROTONOSUPPORT, "  ... it answers RDMA_VERBS_IOCTL (unknown object: EPROTONOSUPPORT)");
+	close(again);
+	call_init(&c, 0x7ff, 0);
+	t_errno(run(fd, &c), errno, EPROTONOSUPPORT, "  ... and after its close the first descriptor still does");
+}
+
 /* ------------------------------------------------------------ the header (ib_uverbs_ioctl) */
 static void check_header(int fd)
 {
@@ -1083,6 +1105,7 @@ int main(int argc, char **argv)
 		t_bail("no driver id makes an unknown object EPROTONOSUPPORT: no ioctl path (%s)", strerror(errno));
 	t_diag("driver id %u", driver_id);
 	check_header(fd);
+	check_reopen(fd);
 	check_attributes(fd);
 	check_without_context(fd);
 	check_get_context(fd);
