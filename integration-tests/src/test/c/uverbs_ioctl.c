@@ -729,7 +729,61 @@ static void check_gids(int fd, int ports)
 }
 
 /* ------------------------------------------------------------ QP_CREATE, SRQ_CREATE (uverbs_std_types_{qp,srq}.c) */
-static void check_queues(int fd, uint32_t pd)
+/* XRC SRQs and QPs by ioctl, where the device has XRC domains (not rxe on 6.1) */
+static void check_xrc_queues(int fd, uint32_t pd, uint32_t cq, uint64_t basic_srq, const struct ib_uverbs_qp_cap *cap)
+{
+	struct call c;
+	struct queue_out o;
+	struct ib_uverbs_open_xrcd req = { .fd = (uint32_t)-1 };
+	struct ib_uverbs_open_xrcd_resp resp;
+	uint64_t srq, qp;
+
+	t_needs(NEED_XRC);
+	if (invoke_write(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &req, sizeof(req), &resp, sizeof(resp)))
+		t_bail("OPEN_XRCD: %s", strerror(errno));
+	srq_call(&c, IB_UVERBS_SRQT_XRC, pd, 16, 1, &o);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, 0, resp.xrcd_handle);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, 0, cq);
+	t_success(run(fd, &c), errno, "SRQ_CREATE of an XRC SRQ: succeeds");
+	srq = find_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data;
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM)) && o.num != 0xaaaaaaaa,
+	     "  ... RESP_SRQ_NUM written and flagged");
+	srq_call(&c, IB_UVERBS_SRQT_XRC, pd, 16, 1, &o);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, 0, resp.xrcd_handle);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, 0, cq);
+	drop_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM);
+	t_errno(run(fd, &c), errno, ENOENT, "SRQ_CREATE of an XRC SRQ without RESP_SRQ_NUM: ENOENT (after the create)");
+	t_errno(destroy_queue(fd, UVERBS_OBJECT_SRQ, find_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data, NULL, NULL),
+		errno, ENOENT, "  ... and its handle names nothing (aborted)");
+
+	qp_call(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	attr(&c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, 0, resp.xrcd_handle);
+	t_success(run(fd, &c), errno, "QP_CREATE of an XRC target: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM)) && o.num > 1, "  ... its QPN written");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, "  ... and QP_DESTROY of it");
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, basic_srq);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an XRC target on a basic SRQ: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an RC QP on an XRC SRQ: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_XRC_INI, pd, cq, cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	t_success(run(fd, &c), errno, "QP_CREATE of an XRC initiator (no RECV_CQ): succeeds");
+	t_ok(o.cap.max_recv_wr == 0, "  ... no receive queue");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data, NULL, NULL),
+		  errno, "  ... and QP_DESTROY of it");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, NULL, NULL), errno, "SRQ_DESTROY of the XRC SRQ");
+	call_init(&c, UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY);
+	attr(&c, UVERBS_ATTR_DESTROY_XRCD_HANDLE, 0, resp.xrcd_handle);
+	t_success(run(fd, &c), errno, "XRCD_DESTROY");
+	t_needs(0);
+}
+
+static void check_queues(int fd, uint32_t pd, int xrc)
 {
 	struct call c;
 	struct queue_out o;
@@ -882,6 +936,8 @@ static void check_queues(int fd, uint32_t pd)
 	srq_call(&c, IB_UVERBS_SRQT_BASIC, cq, 16, 1, &o);
 	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE with the CQ's handle as PD_HANDLE: EINVAL");
 
+	if (xrc)
+		check_xrc_queues(fd, pd, cq, srq, &cap);
 	t_success(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, &events, &flagged), errno, "SRQ_DESTROY: succeeds");
 	t_ok(events == 0 && flagged, "  ... RESP flagged, no events reported");
 	t_errno(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, NULL, NULL), errno, ENOENT, "SRQ_DESTROY again: ENOENT");
@@ -1005,7 +1061,9 @@ static void check_objects(int fd)
 		close((int)ch);
 	}
 
-	check_queues(fd, pd_resp.pd_handle);
+	if (qdr.device_cap_flags & IB_UVERBS_DEVICE_XRC)
+		t_have |= NEED_XRC;
+	check_queues(fd, pd_resp.pd_handle, (qdr.device_cap_flags & IB_UVERBS_DEVICE_XRC) != 0);
 
 	mr = uv_reg_mr(fd, pd_resp.pd_handle, region, sizeof(region), (uintptr_t)region, ACC_LOCAL_WRITE, NULL, NULL);
 	if (mr < 0)
