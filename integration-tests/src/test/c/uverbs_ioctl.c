@@ -784,6 +784,47 @@ static void check_xrc_queues(int fd, uint32_t pd, uint32_t cq, uint64_t basic_sr
 	t_needs(0);
 }
 
+/*
+ * EVENT_FD: a QP's async events go to the async event file it was created with
+ * (ib_uverbs_get_async_event), not to the default one. A QP on an SRQ moved to ERR reports
+ * QP_LAST_WQE_REACHED, as rdmavt does (rxe refuses the RESET->ERR MODIFY_QP here: qib only).
+ */
+static void check_event_fd(int fd, uint32_t pd, uint32_t cq, uint64_t srq, const struct ib_uverbs_qp_cap *cap)
+{
+	struct call c;
+	struct queue_out o;
+	struct ib_uverbs_modify_qp m;
+	struct ib_uverbs_async_event_desc ev = { 0 };
+	struct ib_uverbs_attr *h;
+	uint32_t events = 0;
+	uint64_t qp;
+	int second;
+
+	call_init(&c, UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
+	h = attr(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0, 0);
+	t_success(run(fd, &c), errno, "ASYNC_EVENT/ALLOC of a second async event file");
+	second = (int)h->data;
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	attr(&c, UVERBS_ATTR_CREATE_QP_EVENT_FD, 0, second);
+	t_success(run(fd, &c), errno, "QP_CREATE on the SRQ with the second file as EVENT_FD: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = (uint32_t)qp;
+	m.attr_mask = 1; /* IB_QP_STATE */
+	m.qp_state = 6;  /* IB_QPS_ERR */
+	t_needs(NEED_QIB); /* rxe refuses this MODIFY_QP (EINVAL): its own rules */
+	t_success(uv_modify_qp(fd, &m), errno, "  ... MODIFY_QP to ERR");
+	t_ok(wait_readable(second, 2000) == 1 && read(second, &ev, sizeof(ev)) == (ssize_t)sizeof(ev) &&
+	     ev.element == 0x5150 && ev.event_type == 16,
+	     "  ... QP_LAST_WQE_REACHED with the QP's user handle, on the EVENT_FD file");
+	t_ok(async_fd < 0 || wait_readable(async_fd, 200) == 0, "  ... and nothing on the default async file");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, &events, NULL), errno, "  ... QP_DESTROY");
+	t_eq(events, 1, "  ... RESP events_reported 1 (the event read from the EVENT_FD file)");
+	t_needs(0);
+	close(second);
+}
+
 static void check_queues(int fd, uint32_t pd)
 {
 	struct call c;
@@ -937,6 +978,7 @@ static void check_queues(int fd, uint32_t pd)
 	srq_call(&c, IB_UVERBS_SRQT_BASIC, cq, 16, 1, &o);
 	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE with the CQ's handle as PD_HANDLE: EINVAL");
 
+	check_event_fd(fd, pd, cq, srq, &cap);
 	check_xrc_queues(fd, pd, cq, srq, &cap);
 	t_success(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, &events, &flagged), errno, "SRQ_DESTROY: succeeds");
 	t_ok(events == 0 && flagged, "  ... RESP flagged, no events reported");

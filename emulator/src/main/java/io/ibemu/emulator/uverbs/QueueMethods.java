@@ -96,7 +96,7 @@ final class QueueMethods {
         QueuePair qp = f.device.hca().createQp(pd, new QpInitAttributes(type, sendCq, recvCq,
                 type == QpType.XRC_TGT ? null : srq, caps, (flags & FLAG_SQ_SIG_ALL) != 0, xrcd));
         UObject<QueuePair> u = ((FileObjects.Reserved) b.created(ATTR_CREATE_QP_HANDLE)).fill(qp, userHandle);
-        f.device.track(qp, f, u);
+        f.device.track(qp, f, u, ObjectMethods.eventFile(b, ATTR_CREATE_QP_EVENT_FD));
         if (type != QpType.XRC_TGT) { // ib_create_qp of an XRC target passes no udata
             driverUdata(b, f.driver().qpCreated(f.device.hca(), qp, f.queueMemory(), room(b)));
         }
@@ -167,7 +167,7 @@ final class QueueMethods {
         SharedReceiveQueue srq = f.device.hca().createSrq(pd, maxWr, maxSge, limit, type, xrcd, cq);
         UObject<SharedReceiveQueue> u = ((FileObjects.Reserved) b.created(ATTR_CREATE_SRQ_HANDLE))
                 .fill(srq, userHandle);
-        f.device.track(srq, f, u);
+        f.device.track(srq, f, u, ObjectMethods.eventFile(b, ATTR_CREATE_SRQ_EVENT_FD));
         driverUdata(b, f.driver().srqCreated(f.device.hca(), srq, f.queueMemory(), room(b)));
         SrqAttributes a = srq.query();
         b.copyTo(ATTR_CREATE_SRQ_RESP_MAX_WR, le(a.maxWr(), 4));

@@ -53,7 +53,8 @@ public final class UverbsDevice implements CharDevice {
     private static final System.Logger LOG = System.getLogger(UverbsDevice.class.getName());
 
     /** Which file and handle a model object belongs to, for routing its async events. */
-    private record Owner(UverbsFile file, UObject<?> object) {
+    /** Who an object's events go to: its context's default async file, or the EVENT_FD it was created with. */
+    private record Owner(UverbsFile file, UObject<?> object, EventFile events) {
     }
 
     private final Map<Object, Owner> owners = new ConcurrentHashMap<>();
@@ -181,16 +182,26 @@ public final class UverbsDevice implements CharDevice {
             return;
         }
         Owner o = owners.get(e.element());
-        if (o != null) {
-            UverbsFile.Context c = o.file().context();
-            if (c != null) {
-                c.asyncEvent(o.object().userHandle(), type, o.object());
-            }
+        if (o == null) {
+            return;
+        }
+        if (o.events() != null) {
+            o.events().asyncEvent(o.object().userHandle(), type, o.object()); // uevent.event_file
+            return;
+        }
+        UverbsFile.Context c = o.file().context();
+        if (c != null) {
+            c.asyncEvent(o.object().userHandle(), type, o.object());
         }
     }
 
     void track(Object model, UverbsFile file, UObject<?> object) {
-        owners.put(model, new Owner(file, object));
+        track(model, file, object, null);
+    }
+
+    /** As {@link #track(Object, UverbsFile, UObject)}, its events to {@code events} when not null. */
+    void track(Object model, UverbsFile file, UObject<?> object, EventFile events) {
+        owners.put(model, new Owner(file, object, events));
     }
 
     void untrack(Object model) {
