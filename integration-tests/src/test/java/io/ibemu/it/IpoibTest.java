@@ -148,6 +148,64 @@ class IpoibTest {
         }
     }
 
+    /**
+     * /sys/class/net/ibN as the kernel's IPoIB lays it out: the TAP's own files passed through
+     * (mtu written through sysfs reaches the netdev, a show's errno arrives unchanged), IPoIB's
+     * added or overridden, create_child/delete_child make and remove ib0.8001 with
+     * ipoib_vlan.c's errnos, mode refuses "connected" as on an interface without IPoIB-CM.
+     */
+    @Test
+    void theNetdevDirectoryIsIpoibsAndCreateChildMakesAChild() {
+        try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--local", "b", "--sm",
+                "preset", "--ipoib")) {
+            String address = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib").assertOk().stdout()
+                    .replaceAll("(?s).*ib0 port ibemu0/1 address (\\S+) .*", "$1");
+            String script = """
+                    n=/sys/class/net
+                    for f in type addr_len address broadcast dev_id dev_port pkey mode umcast mtu ifindex; do
+                        echo "$f=$(cat $n/ib0/$f)"; done
+                    echo "device=$(readlink -f $n/ib0/device)"
+                    echo "hca=$(readlink -f /sys/class/infiniband/ibemu0/device)"
+                    echo "ib1 dev_port=$(cat $n/ib1/dev_port) ib1 type=$(cat $n/ib1/type)"
+                    ls -l $n/ib0/ | awk '$NF ~ /_child$/ {print "mode " $1 " " $NF}'
+                    test -e $n/ib0/statistics/rx_packets && echo statistics
+                    { echo connected > $n/ib0/mode; } 2>&1 | sed 's/.*: /connected: /'
+                    echo datagram > $n/ib0/mode && echo "datagram: ok"
+                    echo 1 > $n/ib0/umcast && echo "umcast after=$(cat $n/ib0/umcast)"
+                    echo 1500 > $n/ib0/mtu && ip -o link show ib0 | grep -o 'mtu [0-9]*' | sed 's/^/ip /'
+                    echo 0x8001 > $n/ib0/create_child && echo "create: ok"
+                    ip -o link show ib0.8001 | grep -o 'ib0.8001: <[^>]*> mtu [0-9]*'
+                    for f in pkey parent broadcast type; do echo "child $f=$(cat $n/ib0.8001/$f)"; done
+                    test -e $n/ib0.8001/create_child || echo "child has no create_child"
+                    cat $n/ib0.8001/carrier 2>&1 | sed 's/.*: /down child carrier: /'
+                    for v in 0x8001 0x8000 0 junk 0x10000; do
+                        { echo $v > $n/ib0/create_child; } 2>&1 | sed "s/.*: /create $v: /"; done
+                    { echo 0x8002 > $n/ib0/delete_child; } 2>&1 | sed 's/.*: /delete 0x8002: /'
+                    echo 0x8001 > $n/ib0/delete_child && echo "delete: ok"
+                    ip -o link show ib0.8001 >/dev/null 2>&1 || echo "ib0.8001 gone"
+                    test -e $n/ib0.8001 || echo "its directory gone"
+                    """;
+            String out = ib.exec(Duration.ofSeconds(120), "bash", "-c", script).stdout();
+            for (String line : List.of("type=32", "addr_len=20", "address=" + address,
+                    "broadcast=00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff", "dev_id=0x0",
+                    "dev_port=0", "pkey=0xffff", "mode=datagram", "umcast=0", "mtu=2044", "ifindex=2",
+                    "ib1 dev_port=0 ib1 type=32", "mode --w------- create_child", "mode --w------- delete_child",
+                    "statistics", "down child carrier: Invalid argument", "connected: Invalid argument",
+                    "datagram: ok", "umcast after=1", "ip mtu 1500", "create: ok",
+                    "ib0.8001: <BROADCAST,MULTICAST> mtu 2044", "child pkey=0x8001", "child parent=ib0",
+                    "child broadcast=00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", "child type=32",
+                    "child has no create_child", "create 0x8001: Name not unique on network",
+                    "create 0x8000: Invalid argument", "create 0: Invalid argument", "create junk: Invalid argument",
+                    "create 0x10000: Invalid argument", "delete 0x8002: No such device", "delete: ok",
+                    "ib0.8001 gone", "its directory gone")) {
+                assertTrue(out.contains(line + "\n"), line + "\n" + out);
+            }
+            String hca = out.replaceAll("(?s).*\nhca=(\\S+)\n.*", "$1");
+            assertTrue(hca.startsWith("/sys/devices/pci0000:00/") && out.contains("device=" + hca + "\n"),
+                    "device is the HCA's PCI function\n" + out);
+        }
+    }
+
     @Test
     void withoutIpoibTheInstanceSharesTheHostsNetwork() {
         try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--sm", "none")) {

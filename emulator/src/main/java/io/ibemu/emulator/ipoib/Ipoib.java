@@ -4,6 +4,8 @@ import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.topology.IpoibAddress;
+import io.ibemu.kernel.Errno;
+import io.ibemu.sysfstree.SysDir;
 import java.io.IOException;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -18,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * IP over InfiniBand in the daemon: one {@link IpoibInterface} per local HCA port, named ib0,
@@ -82,9 +85,40 @@ public final class Ipoib implements AutoCloseable {
     public record Adapter(LocalHca local, Hca hca) {
     }
 
+    /**
+     * What shows the interfaces' sysfs directories at /sys/class/net/NAME (the daemon grafts each
+     * over the TAP's): the netdev notifier's REGISTER and UNREGISTER, for sysfs.
+     */
+    public interface NetdevDirectories {
+        /** {@code name}'s directory is complete in the tree: show it. */
+        void shown(String name) throws IOException;
+
+        /** {@code name} is about to be unregistered: stop showing it. */
+        void hidden(String name) throws IOException;
+    }
+
+    /**
+     * Where the IPoIB directories are built: {@code net} in the tree (devices/virtual/net),
+     * {@code real} the namespace's own sysfs directory of the same name, {@code device} the
+     * HCA's PCI function below /sys/devices.
+     */
+    public record Sysfs(SysDir net, Path real, Function<LocalHca, String> device, NetdevDirectories directories) {
+    }
+
+    /** A refused create_child/delete_child: the message for ctl, the kernel's errno for the sysfs file. */
+    static final class Refusal extends IOException {
+        final int errno;
+
+        Refusal(int errno, String message) {
+            super(message);
+            this.errno = errno;
+        }
+    }
+
     /** The port interfaces in port order, then P_Key children as made. */
     private final List<IpoibInterface> interfaces;
     private final MadLayer layer;
+    private Sysfs sysfs; // guarded by this
 
     private Ipoib(List<IpoibInterface> interfaces, MadLayer layer) {
         this.interfaces = interfaces;
@@ -252,16 +286,19 @@ public final class Ipoib implements AutoCloseable {
     public synchronized String addChild(String parentName, int pkey) throws IOException {
         IpoibInterface parent = find(parentName);
         if (parent == null || parent.parent() != null) {
-            throw new IOException("no port interface " + parentName);
+            throw new Refusal(Errno.ENODEV, "no port interface " + parentName);
         }
         if (pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
-            throw new IOException("P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
+            throw new Refusal(Errno.EINVAL, "P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
         }
         int key = pkey | 0x8000;
         String name = String.format("%s.%04x", parentName, key);
+        if (parent.pkey() == key) {
+            throw new Refusal(NetdevSysfs.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", key));
+        }
         for (IpoibInterface i : interfaces) {
             if (i.parent() == parent && i.pkey() == key) {
-                throw new IOException(name + " exists");
+                throw new Refusal(NetdevSysfs.ENOTUNIQ, name + " exists");
             }
         }
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
@@ -277,6 +314,9 @@ public final class Ipoib implements AutoCloseable {
         }
         interfaces.add(child);
         child.start();
+        if (sysfs != null) {
+            show(child);
+        }
         return name;
     }
 
@@ -284,9 +324,12 @@ public final class Ipoib implements AutoCloseable {
     public synchronized void removeChild(String name) throws IOException {
         IpoibInterface child = find(name);
         if (child == null || child.parent() == null) {
-            throw new IOException("no P_Key child " + name);
+            throw new Refusal(Errno.ENODEV, "no P_Key child " + name);
         }
         interfaces.remove(child);
+        if (sysfs != null) {
+            hide(child);
+        }
         // unregister the netdev first: the transmitter's blocked read holds the TAP file open
         try {
             ip(List.of("link delete dev " + name));
@@ -294,6 +337,64 @@ public final class Ipoib implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", name, e.getMessage());
         }
         child.close();
+    }
+
+    /** create_child written on {@code parent}'s sysfs directory: the kernel's errno on refusal. */
+    void createChild(IpoibInterface parent, int pkey) throws Errno {
+        try {
+            addChild(parent.name(), pkey);
+        } catch (Refusal r) {
+            throw Errno.of(r.errno);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "create_child {0} on {1}: {2}", pkey, parent.name(), e.getMessage());
+            throw Errno.of(Errno.EIO);
+        }
+    }
+
+    /** delete_child written on {@code parent}'s directory: ENODEV when it has no child of that key. */
+    void deleteChild(IpoibInterface parent, int pkey) throws Errno {
+        String name;
+        synchronized (this) {
+            name = interfaces.stream().filter(i -> i.parent() == parent && i.pkey() == (pkey | 0x8000))
+                    .map(IpoibInterface::name).findFirst().orElse(null);
+        }
+        if (name == null) {
+            throw Errno.of(Errno.ENODEV);
+        }
+        try {
+            removeChild(name);
+        } catch (Refusal r) {
+            throw Errno.of(r.errno);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "delete_child {0}: {1}", name, e.getMessage());
+            throw Errno.of(Errno.EIO);
+        }
+    }
+
+    /**
+     * Builds every interface's IPoIB sysfs directory and shows it, and from now on each child's
+     * as it is made (once the tree is mounted: showing grafts it).
+     */
+    public synchronized void publish(Sysfs where) throws IOException {
+        sysfs = where;
+        for (IpoibInterface i : interfaces) {
+            show(i);
+        }
+    }
+
+    private void show(IpoibInterface i) throws IOException {
+        NetdevSysfs.build(sysfs.net().dir(i.name()), sysfs.real().resolve(i.name()), i, this,
+                sysfs.device().apply(i.hca().local()));
+        sysfs.directories().shown(i.name());
+    }
+
+    private void hide(IpoibInterface i) {
+        try {
+            sysfs.directories().hidden(i.name());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "{0}: {1}", i.name(), e.getMessage());
+        }
+        sysfs.net().remove(i.name());
     }
 
     private IpoibInterface find(String name) {

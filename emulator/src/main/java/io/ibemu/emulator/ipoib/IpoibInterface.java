@@ -99,6 +99,8 @@ final class IpoibInterface implements AutoCloseable {
     private final ScheduledExecutorService joiner;
     private volatile Broadcast broadcast;
     private volatile boolean closed;
+    /** IPOIB_FLAG_UMCAST, set through the umcast file: whether groups userspace joined are left to it. */
+    private volatile boolean umcast;
     private int joinBackoff = 1;
     private int txSlot;
 
@@ -287,6 +289,14 @@ final class IpoibInterface implements AutoCloseable {
 
     int pkey() {
         return pkey;
+    }
+
+    boolean umcast() {
+        return umcast;
+    }
+
+    void umcast(boolean on) {
+        umcast = on;
     }
 
     private void carrier(boolean on) {
