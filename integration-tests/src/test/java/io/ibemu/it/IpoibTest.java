@@ -206,6 +206,52 @@ class IpoibTest {
         }
     }
 
+    /**
+     * ipoib_add_one/remove_one: an HCA plugged in with `ctl hca add` gets the next ibN (IPoIB's
+     * sysfs directory, the PCI function's net/ link, --ipoib-net's next free address), joins and
+     * carries pings across the fabric from a namespace of its own; `ctl hca remove` takes the
+     * interface away with its P_Key child.
+     */
+    @Test
+    void aHotAddedHcaGetsItsInterfaceAndARemovedOneLosesIt() {
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/three-hosts.net");
+        try (Ibemu ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm",
+                "opensm", "--ipoib")) {
+            String added = Ibemu.ibemu("ctl", "--name", ib.name(), "hca", "add", "c").assertOk().stdout();
+            assertTrue(added.startsWith("ibemu2 "), added);
+            assertEquals("ib2\n", ib.exec("ls", "/sys/class/infiniband/ibemu2/device/net").assertOk().stdout());
+            assertEquals("32", ib.cat("/sys/class/net/ib2/type"));
+            String addrs = ib.exec("ip", "-o", "-4", "addr", "show", "ib2").assertOk().stdout();
+            assertTrue(addrs.contains("ib2    inet 169.254.77.3/24"), addrs);
+            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
+            String script = """
+                    unshare -n sleep infinity & peer=$!
+                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
+                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
+                    ip link set ib2 netns $peer
+                    in_peer ip link set lo up
+                    in_peer ip addr add 169.254.77.3/24 dev ib2
+                    in_peer ip link set ib2 up
+                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.3 >/dev/null && break; sleep 0.5; done
+                    ping -n -c 3 -W 10 169.254.77.3; there=$?
+                    in_peer ping -n -c 3 -W 10 169.254.77.1; back=$?
+                    in_peer ip link set ib2 netns $$
+                    kill $peer
+                    echo "there=$there back=$back"
+                    echo 0x8001 > /sys/class/net/ib2/create_child
+                    """;
+            Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
+            assertTrue(r.stdout().contains("there=0 back=0"), r.toString());
+            assertTrue(ib.exec("ip", "-o", "link").assertOk().stdout().contains("ib2.8001:"), "the child was made");
+            Ibemu.ibemu("ctl", "--name", ib.name(), "hca", "remove", "ibemu2").assertOk();
+            String links = ib.exec("ip", "-o", "link").assertOk().stdout();
+            assertTrue(links.contains("ib0:") && links.contains("ib1:") && !links.contains("ib2"), links);
+            assertEquals("ib0\nib1\nlo\n", ib.exec("ls", "/sys/class/net").assertOk().stdout());
+            assertTrue(ib.exec("grep", "-c", "virtual/net/ib2", "/proc/self/mountinfo").stdout().startsWith("0"),
+                    "no bind over the removed interface's directory is left");
+        }
+    }
+
     @Test
     void withoutIpoibTheInstanceSharesTheHostsNetwork() {
         try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--sm", "none")) {

@@ -118,11 +118,15 @@ public final class Ipoib implements AutoCloseable {
     /** The port interfaces in port order, then P_Key children as made. */
     private final List<IpoibInterface> interfaces;
     private final MadLayer layer;
+    private final Network network;
+    /** The IPv4 address (with prefix) each port interface was given, in the order given. */
+    private final Map<IpoibInterface, String> addresses = new java.util.concurrent.ConcurrentHashMap<>();
     private Sysfs sysfs; // guarded by this
 
-    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer) {
+    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer, Network network) {
         this.interfaces = interfaces;
         this.layer = layer;
+        this.network = network;
     }
 
     /**
@@ -171,7 +175,7 @@ public final class Ipoib implements AutoCloseable {
         }
         List<String> plan = addresses(config.network(), ports);
         List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Ipoib ipoib = new Ipoib(made, layer);
+        Ipoib ipoib = new Ipoib(made, layer, config.network());
         try {
             List<String> script = new ArrayList<>(List.of("link set dev lo up"));
             for (Adapter a : adapters) {
@@ -179,11 +183,7 @@ public final class Ipoib implements AutoCloseable {
                     IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
                             DEFAULT_PKEY, null);
                     made.add(i);
-                    script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
-                            + IpoibInterface.DATAGRAM_MTU);
-                    script.addAll(linkLocal(i));
-                    script.add("address add " + plan.get(made.size() - 1) + " brd + dev " + i.name());
-                    script.add("link set dev " + i.name() + " up");
+                    script.addAll(ipoib.configure(i, plan.get(made.size() - 1)));
                 }
             }
             // ping -b to the broadcast address is how the broadcast group is seen answering
@@ -197,6 +197,82 @@ public final class Ipoib implements AutoCloseable {
             ipoib.close();
             throw e;
         }
+    }
+
+    /** ip(8) commands that give a port interface its MAC, MTU, link-local and IPv4 address, and bring it up. */
+    private List<String> configure(IpoibInterface i, String address) {
+        List<String> script = new ArrayList<>();
+        script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
+                + IpoibInterface.DATAGRAM_MTU);
+        script.addAll(linkLocal(i));
+        script.add("address add " + address + " brd + dev " + i.name());
+        script.add("link set dev " + i.name() + " up");
+        addresses.put(i, address);
+        return script;
+    }
+
+    /**
+     * ipoib_add_one for an HCA plugged in while the daemon runs: an interface per port, each named
+     * with the lowest free ibN (dev_alloc_name's "ib%d"), given its port's topology address or else
+     * the lowest host of the network no interface holds, and brought up. Returns the names.
+     */
+    public synchronized List<String> addAdapter(Adapter a) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (int p = 1; p <= a.local().node().portCount(); p++) {
+            Optional<IpoibAddress> given = a.local().node().spec().ipoibAddress(p);
+            String address = given.isPresent() ? given.get().toString() : freeHost();
+            IpoibInterface i = new IpoibInterface(freeName(), a.hca(), p, a.local().port(p), layer, DEFAULT_PKEY, null);
+            try {
+                ip(configure(i, address));
+            } catch (IOException e) {
+                addresses.remove(i);
+                i.close();
+                throw e;
+            }
+            interfaces.add(i);
+            i.start();
+            if (sysfs != null) {
+                show(i);
+            }
+            names.add(i.name());
+        }
+        return names;
+    }
+
+    /** ipoib_remove_one: the interfaces of {@code hca}'s ports and their P_Key children go, children first. */
+    public synchronized void removeAdapter(LocalHca hca) {
+        List<IpoibInterface> going = new ArrayList<>();
+        for (IpoibInterface i : interfaces) {
+            IpoibInterface port = i.parent() == null ? i : i.parent();
+            if (port.hca().local() == hca) {
+                going.add(i.parent() == null ? going.size() : 0, i);
+            }
+        }
+        for (IpoibInterface i : going) {
+            unregister(i);
+        }
+    }
+
+    /** The lowest ibN neither ours nor another netdev's in the namespace. */
+    private String freeName() throws IOException {
+        for (int n = 0; ; n++) {
+            String name = "ib" + n;
+            if (find(name) == null && NetworkInterface.getByName(name) == null) {
+                return name;
+            }
+        }
+    }
+
+    /** The lowest host of the network that no interface was given. */
+    private String freeHost() throws IOException {
+        for (int n = 1; n <= network.hosts(); n++) {
+            String host = network.host(n);
+            String bare = host.substring(0, host.indexOf('/'));
+            if (addresses.values().stream().noneMatch(a -> a.startsWith(bare + "/"))) {
+                return host;
+            }
+        }
+        throw new IOException("--ipoib-net " + network.host(0) + " has no address left for a new interface");
     }
 
     /**
@@ -326,17 +402,23 @@ public final class Ipoib implements AutoCloseable {
         if (child == null || child.parent() == null) {
             throw new Refusal(Errno.ENODEV, "no P_Key child " + name);
         }
-        interfaces.remove(child);
+        unregister(child);
+    }
+
+    /** unregister_netdev: its directory unbound, the netdev deleted, then its QP and threads. */
+    private void unregister(IpoibInterface i) {
+        interfaces.remove(i);
+        addresses.remove(i);
         if (sysfs != null) {
-            hide(child);
+            hide(i);
         }
         // unregister the netdev first: the transmitter's blocked read holds the TAP file open
         try {
-            ip(List.of("link delete dev " + name));
+            ip(List.of("link delete dev " + i.name()));
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", name, e.getMessage());
+            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", i.name(), e.getMessage());
         }
-        child.close();
+        i.close();
     }
 
     /** create_child written on {@code parent}'s sysfs directory: the kernel's errno on refusal. */
