@@ -290,9 +290,14 @@ public final class Ipoib implements AutoCloseable {
 
     /**
      * Refuses to run in the network namespace of the process that started the daemon (or of pid 1):
-     * the interfaces and ip(8) commands would land in the host's.
+     * the interfaces and ip(8) commands would land in the host's. A namespace owned by the
+     * daemon's own (non-initial) user namespace passes at once: without root, neither of those
+     * processes' namespace files can be read from inside it.
      */
     private static void requireOwnNetworkNamespace() throws IOException {
+        if (NetNamespace.ownedByOwnUserNamespace()) {
+            return; // made inside our own user namespace (rootless): never the host's
+        }
         Path mine = Files.readSymbolicLink(Path.of("/proc/self/ns/net"));
         List<Long> others = new ArrayList<>();
         ProcessHandle.current().parent().ifPresent(p -> others.add(p.pid()));
