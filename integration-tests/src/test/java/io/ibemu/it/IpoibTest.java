@@ -177,6 +177,7 @@ class IpoibTest {
                     ip -o link show ib0.8001 | grep -o 'ib0.8001: <[^>]*> mtu [0-9]*'
                     for f in pkey parent broadcast type; do echo "child $f=$(cat $n/ib0.8001/$f)"; done
                     test -e $n/ib0.8001/create_child || echo "child has no create_child"
+                    test -e $n/ib0.8001/device || echo "child has no device, dev_port=$(cat $n/ib0.8001/dev_port)"
                     cat $n/ib0.8001/carrier 2>&1 | sed 's/.*: /down child carrier: /'
                     for v in 0x8001 0x8000 0 junk 0x10000; do
                         { echo $v > $n/ib0/create_child; } 2>&1 | sed "s/.*: /create $v: /"; done
@@ -194,7 +195,7 @@ class IpoibTest {
                     "datagram: ok", "umcast after=1", "ip mtu 1500", "create: ok",
                     "ib0.8001: <BROADCAST,MULTICAST> mtu 2044", "child pkey=0x8001", "child parent=ib0",
                     "child broadcast=00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", "child type=32",
-                    "child has no create_child", "create 0x8001: Name not unique on network",
+                    "child has no create_child", "child has no device, dev_port=0", "create 0x8001: Name not unique on network",
                     "create 0x8000: Invalid argument", "create 0: Invalid argument", "create junk: Invalid argument",
                     "create 0x10000: Invalid argument", "delete 0x8002: No such device", "delete: ok",
                     "ib0.8001 gone", "its directory gone")) {

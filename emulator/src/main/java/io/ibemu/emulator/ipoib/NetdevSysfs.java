@@ -38,15 +38,18 @@ final class NetdevSysfs {
      */
     static void build(SysDir dir, Path real, IpoibInterface i, Ipoib ipoib, String device) throws IOException {
         passThrough(dir, real);
-        int devPort = i.port().number() - 1;
         dir.attribute("type", () -> TYPE + "\n");
         dir.attribute("addr_len", () -> HardwareAddress.LENGTH + "\n");
         dir.attribute("address", () -> i.address() + "\n");
         dir.attribute("broadcast", () -> broadcast(i.pkey()) + "\n");
-        // ipoib_parent_init: dev_port, and dev_id "for backwards compatibility"; children copy the parent's
-        dir.attribute("dev_id", () -> String.format("%#x%n", devPort));
-        dir.attribute("dev_port", () -> devPort + "\n");
-        dir.link("device", "../../../" + device);
+        if (i.parent() == null) {
+            // ipoib_parent_init only: the PCI function as parent, dev_port, and dev_id "for backwards
+            // compatibility"; ipoib_child_init sets none (a child's are 0, it has no device link)
+            int devPort = i.port().number() - 1;
+            dir.attribute("dev_id", () -> String.format("%#x%n", devPort));
+            dir.attribute("dev_port", () -> devPort + "\n");
+            dir.link("device", "../../../" + device);
+        }
         dir.attribute("pkey", () -> String.format("0x%04x%n", i.pkey()));
         dir.attribute("mode", () -> "datagram\n", NetdevSysfs::setMode);
         dir.attribute("umcast", () -> (i.umcast() ? 1 : 0) + "\n", value -> i.umcast(strtoul(value) > 0));
