@@ -144,7 +144,7 @@ class IpoibTest {
             String rdma = ib.exec("rdma", "link").assertOk().stdout();
             assertTrue(rdma.matches("(?s)link ibemu0/1 .* netdev ib0 *\nlink ibemu1/1 .* netdev ib1 *\n"), rdma);
             String table = Ibemu.ibemu("ctl", "--name", ib.name(), "ipoib").assertOk().stdout();
-            assertTrue(table.contains("ib0 port ibemu0/1 address 00:") && table.contains("carrier off"), table);
+            assertTrue(table.contains("ib0 port ibemu0/1 address 80:00:") && table.contains("carrier off"), table);
         }
     }
 
@@ -152,7 +152,7 @@ class IpoibTest {
      * /sys/class/net/ibN as the kernel's IPoIB lays it out: the TAP's own files passed through
      * (mtu written through sysfs reaches the netdev, a show's errno arrives unchanged), IPoIB's
      * added or overridden, create_child/delete_child make and remove ib0.8001 with
-     * ipoib_vlan.c's errnos, mode refuses "connected" as on an interface without IPoIB-CM.
+     * ipoib_vlan.c's errnos, mode switches between datagram and connected with their MTUs.
      */
     @Test
     void theNetdevDirectoryIsIpoibsAndCreateChildMakesAChild() {
@@ -169,8 +169,9 @@ class IpoibTest {
                     echo "ib1 dev_port=$(cat $n/ib1/dev_port) ib1 type=$(cat $n/ib1/type)"
                     ls -l $n/ib0/ | awk '$NF ~ /_child$/ {print "mode " $1 " " $NF}'
                     test -e $n/ib0/statistics/rx_packets && echo statistics
-                    { echo connected > $n/ib0/mode; } 2>&1 | sed 's/.*: /connected: /'
-                    echo datagram > $n/ib0/mode && echo "datagram: ok"
+                    { echo junk > $n/ib0/mode; } 2>&1 | sed 's/.*: /mode junk: /'
+                    echo connected > $n/ib0/mode && echo "connected: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
+                    echo datagram > $n/ib0/mode && echo "datagram: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     echo 1 > $n/ib0/umcast && echo "umcast after=$(cat $n/ib0/umcast)"
                     echo 1500 > $n/ib0/mtu && ip -o link show ib0 | grep -o 'mtu [0-9]*' | sed 's/^/ip /'
                     echo 0x8001 > $n/ib0/create_child && echo "create: ok"
@@ -191,8 +192,8 @@ class IpoibTest {
                     "broadcast=00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff", "dev_id=0x0",
                     "dev_port=0", "pkey=0xffff", "mode=datagram", "umcast=0", "mtu=2044", "ifindex=2",
                     "ib1 dev_port=0 ib1 type=32", "mode --w------- create_child", "mode --w------- delete_child",
-                    "statistics", "down child carrier: Invalid argument", "connected: Invalid argument",
-                    "datagram: ok", "umcast after=1", "ip mtu 1500", "create: ok",
+                    "statistics", "down child carrier: Invalid argument", "mode junk: Invalid argument",
+                    "connected: connected mtu 65520", "datagram: datagram mtu 2044", "umcast after=1", "ip mtu 1500", "create: ok",
                     "ib0.8001: <BROADCAST,MULTICAST> mtu 2044", "child pkey=0x8001", "child parent=ib0",
                     "child broadcast=00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", "child type=32",
                     "child has no create_child", "child has no device, dev_port=0", "create 0x8001: Name not unique on network",
@@ -250,6 +251,46 @@ class IpoibTest {
             assertEquals("ib0\nib1\nlo\n", ib.exec("ls", "/sys/class/net").assertOk().stdout());
             assertTrue(ib.exec("grep", "-c", "virtual/net/ib2", "/proc/self/mountinfo").stdout().startsWith("0"),
                     "no bind over the removed interface's directory is left");
+        }
+    }
+
+    /**
+     * Connected mode (ipoib_cm.c): with both interfaces switched through their mode files, pings
+     * of 30000 and 60000 bytes (beyond datagram mode's 2044, unfragmented at MTU 65520) cross the
+     * fabric over RC connections made with the IB CM, which `ctl ipoib` lists on both sides;
+     * back in datagram mode the connections we made are gone and large pings go fragmented over UD.
+     */
+    @Test
+    void connectedModeCarriesLargeFramesOverCmConnections() {
+        try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--local", "b", "--sm",
+                "opensm", "--ipoib")) {
+            String script = """
+                    n=/sys/class/net
+                    echo connected > $n/ib0/mode && echo connected > $n/ib1/mode
+                    echo "modes $(cat $n/ib0/mode) $(cat $n/ib1/mode) mtu $(cat $n/ib0/mtu) $(cat $n/ib1/mtu)"
+                    unshare -n sleep infinity & peer=$!
+                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
+                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
+                    ip link set ib1 netns $peer
+                    in_peer ip link set lo up
+                    in_peer ip addr add 169.254.77.2/24 dev ib1
+                    in_peer ip link set ib1 up
+                    # a bound on waiting for OpenSM's multicast routes, never a measure of speed
+                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.2 >/dev/null && break; sleep 0.5; done
+                    ping -n -c 3 -W 10 -M do -s 30000 169.254.77.2 | grep -o '3 received'
+                    in_peer ping -n -c 3 -W 10 -M do -s 60000 169.254.77.1 | grep -o '3 received'
+                    "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep '^  cm' | sed -E 's/ [0-9a-f:]+ qp [0-9]+//; s/^  //'
+                    echo datagram > $n/ib0/mode && echo "ib0 $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
+                    "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep -c '^  cm tx' | sed 's/^/cm tx after: /'
+                    ping -n -c 3 -W 10 -s 30000 169.254.77.2 | grep -o '3 received'
+                    in_peer ip link set ib1 netns $$
+                    kill $peer
+                    """;
+            Result r = ib.exec(Duration.ofSeconds(300), "env", "LAUNCHER=" + Ibemu.script(), "INSTANCE=" + ib.name(),
+                    "bash", "-c", script);
+            assertEquals("modes connected connected mtu 65520 65520\n3 received\n3 received\n"
+                    + "cm tx up\ncm rx\ncm tx up\ncm rx\nib0 datagram mtu 2044\ncm tx after: 1\n3 received\n",
+                    r.stdout(), r.toString());
         }
     }
 

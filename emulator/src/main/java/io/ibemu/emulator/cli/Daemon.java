@@ -31,6 +31,7 @@ import io.ibemu.emulator.uverbs.KernelAbi;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.sysfstree.SysfsTree;
 import io.ibemu.udev.Uevent;
@@ -94,6 +95,8 @@ final class Daemon implements AutoCloseable {
     private volatile UdevWorker udev;
     /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
     private volatile Ipoib ipoib;
+    /** With --ipoib: the IB CM its connected mode uses (ib_cm). */
+    private volatile Cm cm;
     private volatile boolean closed;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
@@ -151,7 +154,8 @@ final class Daemon implements AutoCloseable {
                     () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
-                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                daemon.cm = new Cm(layer);
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, daemon.cm, initial.stream()
                         .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
                 // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
                 Path netSys = Files.createDirectories(work.resolve("netsys"));
@@ -490,6 +494,9 @@ final class Daemon implements AutoCloseable {
         closed = true;
         if (ipoib != null) {
             ipoib.close();
+        }
+        if (cm != null) {
+            cm.close();
         }
         if (control != null) {
             control.close();

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.ipoib;
 
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.topology.IpoibAddress;
@@ -119,11 +120,14 @@ public final class Ipoib implements AutoCloseable {
     private final List<IpoibInterface> interfaces;
     private final MadLayer layer;
     private final Network network;
+    /** The IB CM the interfaces' connected mode uses; null offers datagram mode only. */
+    private final Cm cm;
     /** The IPv4 address (with prefix) each port interface was given, in the order given. */
     private final Map<IpoibInterface, String> addresses = new java.util.concurrent.ConcurrentHashMap<>();
     private Sysfs sysfs; // guarded by this
 
-    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer, Network network) {
+    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer, Network network, Cm cm) {
+        this.cm = cm;
         this.interfaces = interfaces;
         this.layer = layer;
         this.network = network;
@@ -164,7 +168,7 @@ public final class Ipoib implements AutoCloseable {
     }
 
     /** Creates, addresses and starts the interfaces of every port of {@code adapters}. */
-    public static Ipoib start(Config config, MadLayer layer, List<Adapter> adapters) throws IOException {
+    public static Ipoib start(Config config, MadLayer layer, Cm cm, List<Adapter> adapters) throws IOException {
         requireOwnNetworkNamespace();
         List<PortAddress> ports = new ArrayList<>();
         for (Adapter a : adapters) {
@@ -175,13 +179,13 @@ public final class Ipoib implements AutoCloseable {
         }
         List<String> plan = addresses(config.network(), ports);
         List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Ipoib ipoib = new Ipoib(made, layer, config.network());
+        Ipoib ipoib = new Ipoib(made, layer, config.network(), cm);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev lo up"));
             for (Adapter a : adapters) {
                 for (int p = 1; p <= a.local().node().portCount(); p++) {
                     IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
-                            DEFAULT_PKEY, null);
+                            DEFAULT_PKEY, null, cm);
                     made.add(i);
                     script.addAll(ipoib.configure(i, plan.get(made.size() - 1)));
                 }
@@ -221,7 +225,7 @@ public final class Ipoib implements AutoCloseable {
         for (int p = 1; p <= a.local().node().portCount(); p++) {
             Optional<IpoibAddress> given = a.local().node().spec().ipoibAddress(p);
             String address = given.isPresent() ? given.get().toString() : freeHost();
-            IpoibInterface i = new IpoibInterface(freeName(), a.hca(), p, a.local().port(p), layer, DEFAULT_PKEY, null);
+            IpoibInterface i = new IpoibInterface(freeName(), a.hca(), p, a.local().port(p), layer, DEFAULT_PKEY, null, cm);
             try {
                 ip(configure(i, address));
             } catch (IOException e) {
@@ -250,6 +254,9 @@ public final class Ipoib implements AutoCloseable {
         }
         for (IpoibInterface i : going) {
             unregister(i);
+        }
+        if (cm != null) {
+            cm.removeDevice(hca); // cm_remove_one
         }
     }
 
@@ -383,7 +390,7 @@ public final class Ipoib implements AutoCloseable {
             }
         }
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
-                key, parent);
+                key, parent, cm);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev " + name + " address "
                     + MacMap.format(child.mac()) + " mtu " + IpoibInterface.DATAGRAM_MTU));
@@ -424,6 +431,28 @@ public final class Ipoib implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", i.name(), e.getMessage());
         }
         i.close();
+    }
+
+    /**
+     * The mode file's store (ipoib_set_mode): "connected\n" where the interface takes connections
+     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to the UD one and ends the connections
+     * we made; the mode already set is accepted as is; anything else is EINVAL.
+     */
+    void setMode(IpoibInterface i, String value) throws Errno {
+        boolean connected = value.equals("connected\n");
+        if (!connected && !value.equals("datagram\n") || connected && !i.connectedModeSupported()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (connected == i.connectedMode()) {
+            return;
+        }
+        i.connectedMode(connected);
+        try {
+            ip(List.of("link set dev " + i.name() + " mtu "
+                    + (connected ? ConnectedMode.MTU : IpoibInterface.DATAGRAM_MTU)));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: mode {1}: {2}", i.name(), value.strip(), e.getMessage());
+        }
     }
 
     /** create_child written on {@code parent}'s sysfs directory: the kernel's errno on refusal. */

@@ -51,7 +51,7 @@ final class NetdevSysfs {
             dir.link("device", "../../../" + device);
         }
         dir.attribute("pkey", () -> String.format("0x%04x%n", i.pkey()));
-        dir.attribute("mode", () -> "datagram\n", NetdevSysfs::setMode);
+        dir.attribute("mode", () -> i.connectedMode() ? "connected\n" : "datagram\n", value -> ipoib.setMode(i, value));
         dir.attribute("umcast", () -> (i.umcast() ? 1 : 0) + "\n", value -> i.umcast(strtoul(value) > 0));
         if (i.parent() == null) {
             dir.attribute("create_child", 0200, null, value -> ipoib.createChild(i, pkeyOf(value)));
@@ -67,16 +67,6 @@ final class NetdevSysfs {
         b[8] = (byte) (pkey >> 8);
         b[9] = (byte) pkey;
         return java.util.HexFormat.ofDelimiter(":").formatHex(b);
-    }
-
-    /**
-     * ipoib_set_mode: the mode already set is accepted, "connected\n" only where the hardware
-     * address carries IPOIB_FLAGS_RC (this HCA model's interfaces do not: no IPoIB-CM), else EINVAL.
-     */
-    private static void setMode(String value) throws Errno {
-        if (!value.equals("datagram\n")) {
-            throw Errno.of(Errno.EINVAL);
-        }
     }
 
     /** create_child's and delete_child's parse: sscanf "%i", then 0 < pkey <= 0xffff and not 0x8000. */

@@ -114,4 +114,14 @@ class IpoibCodecTest {
     void broadcastAddressCarriesThePartition() {
         assertEquals("00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", NetdevSysfs.broadcast(0x8001));
     }
+
+    /** A UD sender's flags are not on the wire: its MAC is the one ARP's flagged address got, which stays the one kept. */
+    @Test
+    void macMapIgnoresTheFlagsOctetAndKeepsArpsFlaggedAddress() {
+        MacMap macs = new MacMap();
+        HardwareAddress fromArp = new HardwareAddress(0x80, 0x48, 0xfe80000000000000L, 0x0011750000000201L);
+        byte[] mac = macs.mac(fromArp);
+        assertArrayEquals(mac, macs.mac(new HardwareAddress(0, 0x48, 0xfe80000000000000L, 0x0011750000000201L)));
+        assertEquals(fromArp, macs.address(mac, 0));
+    }
 }
