@@ -256,12 +256,13 @@ class IpoibTest {
 
     /**
      * Connected mode (ipoib_cm.c): with both interfaces switched through their mode files, pings
-     * of 30000 and 60000 bytes (beyond datagram mode's 2044, unfragmented at MTU 65520) cross the
-     * fabric over RC connections made with the IB CM, which `ctl ipoib` lists on both sides;
+     * of 30000 and 60000 bytes (beyond datagram mode's 2044, unfragmented at MTU 65520) and a TCP
+     * transfer of 4 MB (checked by SHA-256) cross the fabric over RC connections made with the
+     * IB CM, which `ctl ipoib` lists on both sides;
      * back in datagram mode the connections we made are gone and large pings go fragmented over UD.
      */
     @Test
-    void connectedModeCarriesLargeFramesOverCmConnections() {
+    void connectedModeCarriesLargeFramesOverCmConnections() throws java.io.IOException {
         try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--local", "b", "--sm",
                 "opensm", "--ipoib")) {
             String script = """
@@ -279,6 +280,15 @@ class IpoibTest {
                     for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.2 >/dev/null && break; sleep 0.5; done
                     ping -n -c 3 -W 10 -M do -s 30000 169.254.77.2 | grep -o '3 received'
                     in_peer ping -n -c 3 -W 10 -M do -s 60000 169.254.77.1 | grep -o '3 received'
+                    head -c 4000000 /dev/urandom > "$TMPDIR/sent"
+                    in_peer python3 -c 'import socket,hashlib,sys
+                    s=socket.create_server(("169.254.77.2",5001)); c,_=s.accept(); h=hashlib.sha256(); n=0
+                    while b:=c.recv(1<<20): h.update(b); n+=len(b)
+                    print(n, h.hexdigest())' > "$TMPDIR/received" & server=$!
+                    until in_peer ss -ltn | grep -q 169.254.77.2:5001; do sleep 0.1; done
+                    python3 -c 'import socket,sys; s=socket.create_connection(("169.254.77.2",5001)); s.sendall(open(sys.argv[1],"rb").read()); s.close()' "$TMPDIR/sent"
+                    wait $server
+                    [ "$(cat "$TMPDIR/received")" = "4000000 $(sha256sum < "$TMPDIR/sent" | cut -d' ' -f1)" ] && echo "tcp 4 MB intact"
                     "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep '^  cm' | sed -E 's/ [0-9a-f:]+ qp [0-9]+//; s/^  //'
                     echo datagram > $n/ib0/mode && echo "ib0 $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep -c '^  cm tx' | sed 's/^/cm tx after: /'
@@ -286,9 +296,11 @@ class IpoibTest {
                     in_peer ip link set ib1 netns $$
                     kill $peer
                     """;
+            Path tmp = Files.createTempDirectory(Ibemu.tmpDir(), "ipoib-cm");
             Result r = ib.exec(Duration.ofSeconds(300), "env", "LAUNCHER=" + Ibemu.script(), "INSTANCE=" + ib.name(),
-                    "bash", "-c", script);
-            assertEquals("modes connected connected mtu 65520 65520\n3 received\n3 received\n"
+                    "TMPDIR=" + tmp, "bash", "-c", script);
+            Ibemu.host("rm", "-rf", "--", tmp.toString());
+            assertEquals("modes connected connected mtu 65520 65520\n3 received\n3 received\ntcp 4 MB intact\n"
                     + "cm tx up\ncm rx\ncm tx up\ncm rx\nib0 datagram mtu 2044\ncm tx after: 1\n3 received\n",
                     r.stdout(), r.toString());
         }
