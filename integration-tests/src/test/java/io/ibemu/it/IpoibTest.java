@@ -306,6 +306,22 @@ class IpoibTest {
         }
     }
 
+    /**
+     * The whole of ipoib_check.py (ping, ARP, broadcast ping, 4 MiB of TCP, PMA counters, a cut
+     * cable that stops the traffic and a restore that resumes it) with both interfaces in
+     * connected mode: unicast IP rides the CM's RC connections, which a cut cable breaks and the
+     * next frame after the restore makes again.
+     */
+    @Test
+    void theWholeCheckInConnectedMode() {
+        try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--local", "b", "--sm",
+                "opensm", "--ipoib")) {
+            Path script = Ibemu.root().resolve("integration-tests/src/test/python/ipoib_check.py");
+            Tap.assertPassed(ib.exec(Duration.ofSeconds(600), "/usr/bin/python3", script.toString(),
+                    Ibemu.script().toString(), ib.name(), "a", "connected"));
+        }
+    }
+
     @Test
     void withoutIpoibTheInstanceSharesTheHostsNetwork() {
         try (Ibemu ib = Ibemu.start("--topology", TOPOLOGY.toString(), "--local", "a", "--sm", "none")) {

@@ -437,19 +437,14 @@ final class IpoibInterface implements AutoCloseable {
         return path(to) == null ? null : pathRecords.get(to.guid());
     }
 
-    /** A frame that came over a connection: to the TAP with our MAC and the stand-in of its sender. */
+    /** A packet that came over a connection (never a group's): to the TAP as a datagram's would go. */
     private void receivedConnected(HardwareAddress from, byte[] buf, int at, int byteLen) {
         int length = byteLen - ENCAP_HEADER;
-        int ethertype = ArpPacket.u16(buf, at);
-        if (length < 0 || (ethertype != ETHERTYPE_IPV4 && ethertype != ETHERTYPE_IPV6)) {
+        if (length < 0) {
             return;
         }
-        byte[] frame = new byte[ETH_HEADER + length];
-        System.arraycopy(ownMac, 0, frame, 0, 6);
-        System.arraycopy(macs.mac(from), 0, frame, 6, 6);
-        ArpPacket.put16(frame, 12, ethertype);
-        System.arraycopy(buf, at + ENCAP_HEADER, frame, ETH_HEADER, length);
-        tap.write(frame, frame.length);
+        toTap(buf, at + ENCAP_HEADER, length, ArpPacket.u16(buf, at), from, null, false,
+                new byte[ETH_HEADER + length]);
     }
 
     /** Whether connected mode can be offered: the hardware address carries IPOIB_FLAGS_RC. */
@@ -554,6 +549,16 @@ final class IpoibInterface implements AutoCloseable {
         // a unicast sender whose path this side never looked up: named by its LID (the kernel needs no source)
         HardwareAddress from = guid == null ? null : new HardwareAddress(0, wc.srcQp(), prefix, guid);
         byte[] srcMac = guid == null ? new byte[] {0x02, 0, 0, 0, (byte) (wc.slid() >> 8), (byte) wc.slid()} : null;
+        toTap(buf, payload, length, ethertype, from, srcMac, toGroup, frame);
+    }
+
+    /**
+     * An IPoIB packet's payload (after the encapsulation header) handed to the kernel as an
+     * Ethernet frame: ARP and neighbour discovery rewritten to stand-in MACs, our MAC or the
+     * group's as destination, the sender's stand-in (or {@code srcMac}) as source.
+     */
+    private void toTap(byte[] buf, int payload, int length, int ethertype, HardwareAddress from, byte[] srcMac,
+            boolean toGroup, byte[] frame) {
         int n;
         if (ethertype == ArpPacket.ETHERTYPE) {
             ArpPacket arp = ArpPacket.decode(buf, payload, length);
