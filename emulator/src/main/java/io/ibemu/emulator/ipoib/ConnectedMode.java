@@ -109,6 +109,7 @@ final class ConnectedMode implements AutoCloseable {
     private final Map<Integer, Rx> rx = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Integer> freeTxSlots = new LinkedBlockingQueue<>();
     private final Semaphore receiveEvent = new Semaphore(0);
+    private final Semaphore sendEvent = new Semaphore(0);
     private volatile boolean closed;
 
     /**
@@ -129,7 +130,7 @@ final class ConnectedMode implements AutoCloseable {
             VerbsOwner kernel = new VerbsOwner(0, name + "-cm");
             pd = hca.allocPd(kernel);
             mr = hca.registerMr(pd, memory.address(0), memory.size(), memory.address(0), Access.LOCAL_WRITE, memory);
-            sendCq = hca.createCq(kernel, TX_RING * 2, 0, cq -> { });
+            sendCq = hca.createCq(kernel, TX_RING * 2, 0, cq -> sendEvent.release());
             recvCq = hca.createCq(kernel, RX_RING * 2, 0, cq -> receiveEvent.release());
             srq = hca.createSrq(pd, RX_RING, 1, 0, SrqType.BASIC, null, null);
             List<ReceiveWorkRequest> ring = new ArrayList<>();
@@ -322,13 +323,18 @@ final class ConnectedMode implements AutoCloseable {
 
     /** One SEND on the connection from a free transmit slot; waits for a slot as a stopped queue would. */
     private void post(Tx t, byte[] packet, int length) {
-        Integer slot = freeTxSlots.poll();
-        while (slot == null) {
+        Integer slot;
+        while ((slot = freeTxSlots.poll()) == null) {
             reclaim();
-            try {
-                slot = freeTxSlots.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (freeTxSlots.isEmpty()) {
+                // every slot in flight: sleep until a send completes (armed, then checked once more)
+                sendCq.requestNotify(false);
+                reclaim();
+                if (freeTxSlots.isEmpty()) {
+                    sendEvent.acquireUninterruptibly();
+                }
+            }
+            if (closed) {
                 return;
             }
         }
@@ -415,6 +421,7 @@ final class ConnectedMode implements AutoCloseable {
         }
         rx.clear();
         receiveEvent.release();
+        sendEvent.release();
     }
 
     /** {@code peer QPN state} per connection, for ctl ipoib. */
