@@ -64,8 +64,8 @@ class CmWireTest {
         assertEquals("0x07", rej[0]);
         assertEquals("0x0012", rej[1], "b's CM answers with a REJ: " + Arrays.toString(rej));
         assertEquals(req[2], rej[2], "in the REQ's TID");
-        assertEquals("8", rej[3], "reason 8, invalid service ID");
-        assertEquals("0x00000000", rej[4].isEmpty() ? "0x00000000" : rej[4], "no local id: nothing was created");
+        assertEquals(8, Integer.decode(rej[3]), "reason 8, invalid service ID");
+        assertEquals(0L, Long.decode(rej[4]), "no local communication ID: b created no id for it");
         Result objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
         assertTrue(objects.stdout().contains("cm_id=0"), "no CM id is left: " + objects);
     }
