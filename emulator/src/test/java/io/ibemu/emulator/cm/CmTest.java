@@ -436,6 +436,23 @@ class CmTest {
     }
 
     @Test
+    void aConnectionToTheSamePortLoopsBackThroughItsOwnCm() throws Exception {
+        CmId l = f.cm.createId(f.a, passive);
+        l.listen(SERVICE, 0);
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(CmFabric.request(f.portA, f.portA, SERVICE, 0x111, 0x1000, null, RESPONSE_TIMEOUT, 15));
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        assertEquals(CmState.ESTABLISHED, a.state());
+        assertEquals(CmState.ESTABLISHED, b.state());
+        assertEquals(0x222, a.initQpAttr(QpState.RTR).attributes().destQpNum());
+        assertEquals(f.portA.lid(), a.initQpAttr(QpState.RTR).attributes().ah().dlid());
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
