@@ -200,7 +200,7 @@ final class Daemon implements AutoCloseable {
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
                     Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib,
-                            "fault", daemon::fault)), o.state());
+                            "cm", daemon::cmIds, "fault", daemon::fault)), o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
@@ -448,6 +448,19 @@ final class Daemon implements AutoCloseable {
         } catch (IOException e) {
             throw new ControlException(e.getMessage());
         }
+    }
+
+    /** `ctl cm`: each live CM id as {@code ibemu0/1 local 0x... remote 0x... ESTABLISHED service 0x...}. */
+    private List<String> cmIds(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("usage: cm");
+        }
+        List<String> lines = new ArrayList<>();
+        for (CmId id : cm.ids()) {
+            lines.add(String.format("%s/%d local 0x%08x remote 0x%08x %s service 0x%016x", id.hca().local().name(),
+                    id.port(), id.localId(), id.remoteId(), id.state(), id.serviceId()));
+        }
+        return lines;
     }
 
     /**
