@@ -150,10 +150,16 @@ public final class Cm implements AutoCloseable {
         return cmId;
     }
 
-    /** Runs {@code task} on the CM's thread. */
+    /** Runs {@code task} on the CM's thread; a failure is logged, and the thread goes on. */
     void queue(Runnable task) {
         if (!thread.isShutdown()) {
-            thread.execute(task);
+            thread.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    System.err.println("ib_cm: " + e);
+                }
+            });
         }
     }
 

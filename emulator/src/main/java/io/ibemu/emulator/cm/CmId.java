@@ -169,7 +169,7 @@ public final class CmId {
         }
     }
 
-    /** cm_format_req. */
+    /** cm_format_req; IBA_SET keeps each value's low bits, as here. */
     private CmReq request(CmRequestParam p, PathRecord path, PathRecord alt) {
         boolean xrc = p.qpType() == QpType.XRC_INI;
         int transport = switch (p.qpType()) {
@@ -181,9 +181,10 @@ public final class CmId {
         boolean local = path.hopLimit() <= 1;
         boolean altLocal = alt != null && alt.hopLimit() <= 1;
         return new CmReq(localId, p.serviceId(), hca.local().node().guid(), 0, localQpn,
-                xrc ? 0 : p.responderResources(), 0, p.initiatorDepth(), 0, p.remoteCmResponseTimeout(), transport,
-                p.flowControl(), rqPsn, p.localCmResponseTimeout(), xrc ? 0 : p.retryCount(), path.pkey(),
-                path.mtu(), false, xrc ? 0 : p.rnrRetryCount(), p.maxCmRetries(), !xrc && p.srq(),
+                xrc ? 0 : low(p.responderResources(), 8), 0, low(p.initiatorDepth(), 8), 0,
+                low(p.remoteCmResponseTimeout(), 5), transport, p.flowControl(), rqPsn,
+                low(p.localCmResponseTimeout(), 5), xrc ? 0 : low(p.retryCount(), 3), path.pkey(), path.mtu(), false,
+                xrc ? 0 : low(p.rnrRetryCount(), 3), low(p.maxCmRetries(), 4), !xrc && p.srq(),
                 xrc ? CmReq.EXTENDED_TRANSPORT_XRC : 0,
                 local ? path.slid() : 0xffff, local ? path.dlid() : 0xffff, path.sgidPrefix(), path.sgidInterface(),
                 path.dgidPrefix(), path.dgidInterface(), path.flowLabel(), path.rate(), path.trafficClass(),
@@ -194,6 +195,11 @@ public final class CmId {
                 alt == null ? 0 : alt.flowLabel(), alt == null ? 0 : alt.rate(), alt == null ? 0 : alt.trafficClass(),
                 alt == null ? 0 : alt.hopLimit(), alt == null ? 0 : alt.sl(), altLocal,
                 alt == null ? 0 : ackTimeout(ackDelay, alt.packetLife()), false, p.privateData());
+    }
+
+    /** The low {@code bits} of {@code v}: what IBA_SET (FIELD_PREP) writes of a wider value. */
+    private static int low(int v, int bits) {
+        return v & ((1 << bits) - 1);
     }
 
     /** ib_send_cm_rep: REQ_RCVD or MRA_REQ_SENT to REP_SENT; resent until the RTU comes. */
@@ -209,9 +215,10 @@ public final class CmId {
             boolean xrcTarget = qpType == QpType.XRC_TGT;
             int qpn = param.qpNum() & 0xffffff;
             CmRep rep = new CmRep(localId, remoteId, 0, xrcTarget ? 0 : qpn, xrcTarget ? qpn : 0,
-                    param.startingPsn() & 0xffffff, param.responderResources(),
-                    xrcTarget ? 0 : param.initiatorDepth(), hca.attributes().localCaAckDelay(),
-                    param.failoverAccepted(), !xrcTarget && param.flowControl(), param.rnrRetryCount(),
+                    param.startingPsn() & 0xffffff, low(param.responderResources(), 8),
+                    xrcTarget ? 0 : low(param.initiatorDepth(), 8), low(hca.attributes().localCaAckDelay(), 5),
+                    low(param.failoverAccepted(), 2), !xrcTarget && param.flowControl(),
+                    low(param.rnrRetryCount(), 3),
                     xrcTarget || param.srq(), hca.local().node().guid(), param.privateData());
             byte[] mad = CmAttribute.mad(CmAttribute.REP, tid);
             rep.encode(mad);
@@ -384,7 +391,7 @@ public final class CmId {
             maxCmRetries = param.maxCmRetries();
             tid = address.port().hiTid() | (localId & 0xffffffffL);
             byte[] mad = CmAttribute.mad(CmAttribute.SIDR_REQ, tid);
-            new CmSidrReq(localId, param.path().pkey(), serviceId, param.privateData()).encode(mad);
+            new CmSidrReq(localId, param.path().pkey() & 0xffff, serviceId, param.privateData()).encode(mad);
             msg = address.port().send(mad, address, timeoutMs, maxCmRetries, this);
             state = SIDR_REQ_SENT;
         }

@@ -540,6 +540,20 @@ class CmTest {
     }
 
     @Test
+    void valuesWiderThanTheirFieldsKeepTheirLowBitsAsIbaSetDoes() throws Exception {
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 0x1ff, 0x104, 20, false, 20, 9, 15, 0x12, false));
+        active.next(CmEvent.RejReceived.class); // nobody listens
+        CmReq req = CmReq.decode(f.wireMads().get(0));
+        assertEquals(0xff, req.responderResources());
+        assertEquals(0x04, req.initiatorDepth());
+        assertEquals(1, req.retryCount(), "9 in 3 bits");
+        assertEquals(7, req.rnrRetryCount());
+        assertEquals(2, req.maxCmRetries(), "0x12 in 4 bits");
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
