@@ -95,6 +95,8 @@ public final class CmId {
     /** What a duplicate gets again (cm_set_private_data): the RTU's or MRA's private data. */
     private byte[] privateData = new byte[0];
     private ScheduledFuture<?> timewait;
+    /** How many ib_cm_insert_listen callers share this listener (listen_sharecount). */
+    private int listenShares;
 
     CmId(Cm cm, Hca hca, CmHandler handler, int localId) {
         this.cm = cm;
@@ -105,29 +107,35 @@ public final class CmId {
 
     // ---- the consumer's calls (ib_cm.h) ----
 
-    /** ib_cm_listen: REQs and SIDR_REQs for {@code serviceId} under {@code serviceMask} (0 = exact) come here. */
+    /**
+     * ib_cm_listen: REQs and SIDR_REQs for {@code serviceId} under {@code serviceMask} (0 =
+     * exact) come here; EBUSY when another id on the device listens on an overlapping range.
+     */
     public void listen(long serviceId, long serviceMask) throws Errno {
         synchronized (cm.lock()) {
             alive();
             if (state != IDLE) {
                 throw Errno.of(Errno.EINVAL);
             }
-            long mask = serviceMask != 0 ? serviceMask : ~0L;
-            long id = serviceId & mask;
-            if ((id & Cm.SERVICE_ID_AGN_MASK) == Cm.ASSIGN_SERVICE_ID && id != Cm.ASSIGN_SERVICE_ID) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            if (id == Cm.ASSIGN_SERVICE_ID) {
-                id = cm.assignServiceId();
-                mask = ~0L;
-            }
-            if (!cm.insertListen(this, id, mask)) {
+            Cm.Service s = cm.service(serviceId, serviceMask);
+            if (cm.listenerCovering(hca.local(), s) != null) {
                 throw Errno.of(Errno.EBUSY);
             }
-            this.serviceId = id;
-            this.serviceMask = mask;
-            state = LISTEN;
+            startListening(s);
         }
+    }
+
+    /** LISTEN on {@code s}, with one share (cm_insert_listen's listen_sharecount). */
+    void startListening(Cm.Service s) {
+        serviceId = s.id();
+        serviceMask = s.mask();
+        listenShares = 1;
+        state = LISTEN;
+        cm.addListener(this);
+    }
+
+    void shareListen() {
+        listenShares++;
     }
 
     /** ib_send_cm_req: IDLE to REQ_SENT; the MAD layer resends the REQ until answered or out of retries. */
@@ -514,6 +522,9 @@ public final class CmId {
         synchronized (cm.lock()) {
             if (destroyed) {
                 return;
+            }
+            if (state == LISTEN && --listenShares > 0) {
+                return; // still shared
             }
             try {
                 leave();

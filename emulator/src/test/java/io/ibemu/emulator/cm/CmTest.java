@@ -569,6 +569,24 @@ class CmTest {
     }
 
     @Test
+    void insertListenSharesTheListenerOfTheSameHandlerUntilEveryShareIsDestroyed() throws Exception {
+        CmId first = f.cm.insertListen(f.b, passive, SERVICE);
+        assertEquals(CmState.LISTEN, first.state());
+        assertSame(first, f.cm.insertListen(f.b, passive, SERVICE), "the same handler shares the listener");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> f.cm.insertListen(f.b, (id, e) -> { }, SERVICE))
+                .code(), "another handler cannot");
+        CmId other = f.cm.createId(f.b, passive);
+        assertEquals(Errno.EBUSY, assertThrows(Errno.class, () -> other.listen(SERVICE, 0)).code());
+        first.destroy();
+        assertEquals(CmState.LISTEN, first.state(), "one share left");
+        connect(15);
+        passive.next(CmEvent.ReqReceived.class);
+        first.destroy();
+        assertFalse(f.cm.ids().contains(first));
+        other.listen(SERVICE, 0);
+    }
+
+    @Test
     void callsInTheWrongStateOrWithTooMuchPrivateDataAreEinval() throws Exception {
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class,
