@@ -220,6 +220,7 @@ public final class CmId {
             if (state != REQ_RCVD && state != MRA_REQ_SENT) {
                 throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             boolean xrcTarget = qpType == QpType.XRC_TGT;
             int qpn = param.qpNum() & 0xffffff;
             CmRep rep = new CmRep(localId, remoteId, 0, xrcTarget ? 0 : qpn, xrcTarget ? qpn : 0,
@@ -250,6 +251,7 @@ public final class CmId {
             if (state != REP_RCVD && state != MRA_REP_SENT) {
                 throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             sendNow(CmAttribute.RTU, tid, rtu(pd)::encode);
             state = ESTABLISHED;
             this.privateData = pd;
@@ -268,6 +270,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == ESTABLISHED) {
+                portAlive();
+            }
             sendDreqLocked(pd);
         }
     }
@@ -296,6 +301,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == DREQ_RCVD) {
+                portAlive();
+            }
             sendDrepLocked(pd);
         }
     }
@@ -320,6 +328,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (av != null) {
+                portAlive();
+            }
             sendRejLocked(reason, info, pd);
         }
     }
@@ -368,6 +379,7 @@ public final class CmId {
                 }
                 default -> throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             this.serviceTimeout = serviceTimeout & ~MRA_FLAG_DELAY & 0x1f;
             this.privateData = pd;
             if ((serviceTimeout & MRA_FLAG_DELAY) == 0) {
@@ -412,6 +424,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == SIDR_REQ_RCVD) {
+                portAlive();
+            }
             sendSidrRepLocked(param);
         }
     }
@@ -529,8 +544,8 @@ public final class CmId {
             try {
                 leave();
             } catch (Errno e) {
-                // each step is taken only in a state that allows it
-                throw new IllegalStateException("ib_cm: destroy in " + state + ": errno " + e.code());
+                // each step is taken only in a state that allows it; were one refused, the id still goes
+                System.err.println("ib_cm: destroy of " + this + ": errno " + e.code());
             }
             destroyed = true;
             state = IDLE;
@@ -945,6 +960,13 @@ public final class CmId {
 
     private void alive() throws Errno {
         if (destroyed) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    /** cm_alloc_msg: a connection whose device was removed sends nothing (EINVAL). */
+    private void portAlive() throws Errno {
+        if (av == null || av.port().isClosed()) {
             throw Errno.of(Errno.EINVAL);
         }
     }

@@ -587,6 +587,19 @@ class CmTest {
     }
 
     @Test
+    void afterItsDeviceIsRemovedAnIdSendsNothingAndStillDestroys() throws Exception {
+        CmId[] ids = establish();
+        f.cm.removeDevice(f.a.local());
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> ids[0].sendDreq(null)).code(),
+                "cm_alloc_msg: no agent");
+        int before = f.wire().size();
+        ids[0].destroy();
+        assertFalse(f.cm.ids().contains(ids[0]));
+        assertEquals(before, f.wire().size(), "nothing left the removed device");
+        assertEquals(CmState.ESTABLISHED, ids[1].state(), "the peer hears nothing (until its own keepalive)");
+    }
+
+    @Test
     void callsInTheWrongStateOrWithTooMuchPrivateDataAreEinval() throws Exception {
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class,
