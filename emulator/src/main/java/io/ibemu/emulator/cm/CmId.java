@@ -343,7 +343,7 @@ public final class CmId {
             case REP_SENT, MRA_REP_RCVD -> enterTimewait();
             default -> throw Errno.of(Errno.EINVAL);
         }
-        cancelMsg();
+        // the send in flight (a REQ, a REP) is left to run out, as cm_send_rej_locked leaves it
         int rejected = switch (was) {
             case REQ_RCVD, MRA_REQ_SENT -> CmAttribute.MESSAGE_REQ;
             case REP_RCVD, MRA_REP_SENT -> CmAttribute.MESSAGE_REP;
@@ -825,8 +825,8 @@ public final class CmId {
             return;
         }
         switch (state) {
-            case REP_SENT, DREQ_SENT, MRA_REP_RCVD -> cancelMsg();
-            case ESTABLISHED -> {
+            case REP_SENT, DREQ_SENT -> cancelMsg();
+            case ESTABLISHED, MRA_REP_RCVD -> {
             }
             case TIMEWAIT -> {
                 sendResponse(port, r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
