@@ -59,8 +59,11 @@ public final class CmId {
             MRA_REP_SENT, REP_SENT, MRA_REP_RCVD, ESTABLISHED);
     private static final Set<CmState> RTR_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
             MRA_REP_RCVD, ESTABLISHED);
-    private static final Set<CmState> RTS_OK = EnumSet.of(REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD,
-            ESTABLISHED);
+    /** RTS is allowed before the REP is sent too (cm_init_qp_rts_attr). */
+    private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
+            MRA_REP_RCVD, ESTABLISHED);
+    /** cm_establish on an id already ESTABLISHED (kernel's Errno has no name for it yet). */
+    static final int EISCONN = 106;
 
     private final Cm cm;
     private final Hca hca;
@@ -443,7 +446,8 @@ public final class CmId {
 
     /**
      * ib_cm_notify(IB_EVENT_COMM_EST), cm_establish: the passive side's QP saw traffic before
-     * the RTU; REP_SENT or MRA_REP_RCVD become ESTABLISHED with a USER_ESTABLISHED event.
+     * the RTU; REP_SENT or MRA_REP_RCVD become ESTABLISHED with a USER_ESTABLISHED event;
+     * EISCONN when ESTABLISHED already, EINVAL in any other state.
      */
     public void establish() throws Errno {
         synchronized (cm.lock()) {
@@ -454,8 +458,7 @@ public final class CmId {
                     state = ESTABLISHED;
                     cm.deliver(this, new CmEvent.UserEstablished());
                 }
-                case ESTABLISHED -> {
-                }
+                case ESTABLISHED -> throw Errno.of(EISCONN);
                 default -> throw Errno.of(Errno.EINVAL);
             }
         }

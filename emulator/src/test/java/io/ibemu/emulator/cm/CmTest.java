@@ -117,6 +117,9 @@ class CmTest {
         assertEquals(f.portA.guid(), r.primaryPath().dgidInterface());
         assertEquals(CmReq.PRIVATE_DATA_SIZE, r.privateData().length, "private data at its full fixed length");
         assertArrayEquals(bytes(10, 1), Arrays.copyOf(r.privateData(), 10));
+        assertEquals(0x1000, b.initQpAttr(QpState.RTS).attributes().sqPsn(), "RTS allowed before the REP");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> a.initQpAttr(QpState.RTS)).code(),
+                "but not on the requester before the REP");
 
         b.sendRep(new CmReplyParam(0x222, 0x2000, bytes(4, 9), 3, 4, 0, true, 7, false));
         assertEquals(CmState.REP_SENT, b.state());
@@ -533,7 +536,7 @@ class CmTest {
         b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
         passive.next(CmEvent.UserEstablished.class);
         assertEquals(CmState.ESTABLISHED, b.state());
-        b.establish(); // again: nothing to do
+        assertEquals(CmId.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
         assertTrue(passive.events.isEmpty());
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
