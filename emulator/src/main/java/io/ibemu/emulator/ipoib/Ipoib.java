@@ -255,9 +255,7 @@ public final class Ipoib implements AutoCloseable {
         for (IpoibInterface i : going) {
             unregister(i);
         }
-        if (cm != null) {
-            cm.removeDevice(hca); // cm_remove_one
-        }
+
     }
 
     /** The lowest ibN neither ours nor another netdev's in the namespace. */
