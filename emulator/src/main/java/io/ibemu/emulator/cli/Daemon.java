@@ -155,10 +155,11 @@ final class Daemon implements AutoCloseable {
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev,
+                    () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
-                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, daemon.cm, initial.stream()
                         .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
                 // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
                 Path netSys = Files.createDirectories(work.resolve("netsys"));
@@ -173,6 +174,9 @@ final class Daemon implements AutoCloseable {
                 }
             }
             sysfs.mount(sysDir);
+            if (daemon.ipoib != null) {
+                daemon.ipoib.publish(ipoibSysfs(sysfs, sysDir, work.resolve("netsys")));
+            }
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
@@ -227,6 +231,28 @@ final class Daemon implements AutoCloseable {
             daemon.close();
             throw new StartFailure("interrupted while the udev rules ran");
         }
+    }
+
+    /**
+     * The IPoIB netdev directories: built in the tree under devices/virtual/net, each bound over
+     * the TAP's real directory of the same name (so /sys/class/net/ibN, a link into it, shows
+     * IPoIB's files), unbound before the interface goes.
+     */
+    private static Ipoib.Sysfs ipoibSysfs(SysfsTree sysfs, Path sysDir, Path netSys) {
+        Path virtualNet = Path.of("devices", "virtual", "net");
+        Path real = Path.of("/sys").resolve(virtualNet);
+        return new Ipoib.Sysfs(sysfs.root().dir("devices").dir("virtual").dir("net"), netSys.resolve(virtualNet),
+                InfinibandSysfs::functionPath, new Ipoib.NetdevDirectories() {
+                    @Override
+                    public void shown(String name) throws IOException {
+                        MountNamespace.graft(sysDir.resolve(virtualNet).resolve(name), real.resolve(name));
+                    }
+
+                    @Override
+                    public void hidden(String name) throws IOException {
+                        MountNamespace.uncover(real.resolve(name));
+                    }
+                });
     }
 
     /** --sm preset: the subnet of the first cabled local port, configured before anything listens to it. */
