@@ -567,7 +567,10 @@ class CmTest {
             }
             return false;
         });
-        CmId a = connect(15, RETRY_SOON);
+        // the REQ soon sent again, the REP not (its wait is the REQ's local CM response timeout)
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 4, 2, RETRY_SOON, true, RESPONSE_TIMEOUT, 7, 6, 15, false));
         CmId b = passive.next(CmEvent.ReqReceived.class).id();
         b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
         active.next(CmEvent.RepReceived.class);
