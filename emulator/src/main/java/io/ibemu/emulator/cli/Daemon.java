@@ -151,7 +151,7 @@ final class Daemon implements AutoCloseable {
                 daemon.addCmDevice(hca);
             }
             devices.mount(devDir);
-            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
+            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, daemon.cm);
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
