@@ -203,8 +203,6 @@ final class DaemonCommand implements Callable<Integer> {
                     + " (write-only queues) is served instead");
             profile = ProviderProfile.QIB1;
         }
-        // read by every UverbsDevice and the sysfs and netlink views of it
-        System.setProperty(ProviderProfile.PROPERTY, profile.label());
         Ipoib.Config ipoibConfig = null;
         if (ipoib) {
             try {
@@ -229,7 +227,7 @@ final class DaemonCommand implements Callable<Integer> {
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
                     udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
-                    ipoibConfig, faults));
+                    profile, ipoibConfig, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -17,8 +17,6 @@ public enum ProviderProfile {
     /** ipathverbs at driver ABI 2: CQ, RQ and SRQ rings mapped (rdmavt), polled and posted with no system call. */
     QIB2(2);
 
-    /** System property (set by the daemon's --provider) naming the instance's profile. */
-    public static final String PROPERTY = "ibemu.provider";
     public static final ProviderProfile DEFAULT = QIB1;
 
     private final int abiVersion;
@@ -49,11 +47,5 @@ public enum ProviderProfile {
     /** The profile of {@code label} (qib1, qib2), or null. */
     public static ProviderProfile of(String label) {
         return Arrays.stream(values()).filter(p -> p.label().equals(label)).findFirst().orElse(null);
-    }
-
-    /** This instance's profile: {@link #PROPERTY}, else the default. */
-    public static ProviderProfile selected() {
-        ProviderProfile p = of(System.getProperty(PROPERTY, DEFAULT.label()));
-        return p == null ? DEFAULT : p;
     }
 }
