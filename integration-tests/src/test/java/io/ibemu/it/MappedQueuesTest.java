@@ -45,7 +45,7 @@ class MappedQueuesTest {
     void anUnknownProfileIsOneClearMessage() {
         Result r = Ibemu.ibemu("run", "--provider", "qib9", "--", "true");
         assertTrue(r.exitCode() != 0, r.toString());
-        assertTrue(r.stderr().contains("--provider is qib1 or qib2, not 'qib9'"), r.toString());
+        assertTrue(r.stderr().contains("--provider is qib1, qib2 or rxe, not 'qib9'"), r.toString());
     }
 
     @Test

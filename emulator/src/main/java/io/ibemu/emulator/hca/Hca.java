@@ -400,6 +400,16 @@ public final class Hca implements AutoCloseable {
         }
     }
 
+    /**
+     * A provider layer's ring becomes the send queue of {@code qp} (create_qp): from now on
+     * post_send is its doorbell and the WRs come from the ring.
+     */
+    public void shareSendRing(QueuePair qp, SendRing ring) {
+        synchronized (lock()) {
+            qp.sendRing = ring;
+        }
+    }
+
     /** As {@link #shareReceiveRing(QueuePair, ReceiveRing)} for an SRQ (create_srq, modify_srq's new max_wr). */
     public void shareReceiveRing(SharedReceiveQueue srq, ReceiveRing ring) {
         synchronized (lock()) {

@@ -45,6 +45,10 @@ final class Requester {
         if (qp.destroyed || !qp.currentState().postSendOk()) {
             throw new PostError(Errno.EINVAL, PostError.NONE_NAMED); // rvt_post_send leaves *bad_wr unset
         }
+        if (qp.sendRing != null) {
+            fetch(qp);
+            return;
+        }
         for (int i = 0; i < wrs.size(); i++) {
             SendWorkRequest wr = wrs.get(i);
             if (!valid(qp, wr)) {
@@ -59,6 +63,25 @@ final class Requester {
                 hca.completer.flushSend(qp, w);
             } else {
                 qp.sq.add(w);
+            }
+        }
+    }
+
+    /**
+     * The doorbell of a shared send ring: what the program produced joins the send queue (the
+     * ring bounds it, not max_send_wr); a WR the QP cannot run completes with an error in its
+     * turn, where the write() path would refuse it (rxe_requester's local operation error).
+     */
+    private void fetch(QueuePair qp) {
+        for (SendWorkRequest wr : qp.sendRing.fetch()) {
+            boolean signaled = qp.sqSigAll() || (wr.sendFlags() & WrOpcode.FLAG_SIGNALED) != 0;
+            QueuePair.SendWqe w = new QueuePair.SendWqe(wr, signaled);
+            w.invalid = !valid(qp, wr);
+            qp.sq.add(w);
+        }
+        if (qp.currentState() == QpState.ERR) {
+            while (!qp.sq.isEmpty()) {
+                hca.completer.flushSend(qp, qp.takeSend());
             }
         }
     }
@@ -105,7 +128,7 @@ final class Requester {
                 w.retryLeft = qp.attrs.retryCnt();
                 w.rnrLeft = qp.attrs.rnrRetry();
             }
-            Outcome o = execute(qp, w);
+            Outcome o = w.invalid ? Outcome.done(WcStatus.LOC_QP_OP_ERR) : execute(qp, w);
             switch (o.kind()) {
                 case DONE -> finish(qp, w, o.status(), o.byteLen());
                 case RNR -> {
@@ -136,7 +159,7 @@ final class Requester {
 
     private void finish(QueuePair qp, QueuePair.SendWqe w, int outcome, int byteLen) {
         int status = hca.completionFault.status(qp, w.wr, outcome);
-        qp.sq.poll();
+        qp.takeSend();
         hca.completer.send(qp, w, status, status == outcome ? byteLen : 0);
         if (status != WcStatus.SUCCESS) {
             hca.completer.error(qp);

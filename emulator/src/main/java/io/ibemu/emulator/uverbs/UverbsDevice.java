@@ -77,8 +77,6 @@ public final class UverbsDevice implements CharDevice {
     private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
     private final Uapi<UverbsFile> uapi;
-    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver the devices present, to RDMA netlink and in ioctl headers. */
-    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
@@ -164,7 +162,7 @@ public final class UverbsDevice implements CharDevice {
     }
 
     long driverId() {
-        return DRIVER_ID;
+        return profile.driverId();
     }
 
     HostMemory memoryOf(VerbsOwner owner) {

@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs.provider;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.Errno;
+import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QueuePair;
@@ -31,4 +32,13 @@ public interface Driver {
     /** modify_srq's driver part, after the model took the change ({@code udataIn}: what followed the request). */
     void srqModified(Hca hca, SharedReceiveQueue srq, int mask, QueueMemory memory, byte[] udataIn, Caller caller)
             throws Errno;
+
+    /** create_ah's udata response (rxe: the AH's number, which UD send WQEs name); none by default. */
+    default byte[] ahCreated(Hca hca, AddressHandle ah, int udataOut) throws Errno {
+        return new byte[0];
+    }
+
+    /** The AH is destroyed: a number the driver gave it names nothing any more. */
+    default void ahDestroyed(AddressHandle ah) {
+    }
 }
