@@ -56,6 +56,20 @@ public final class RxeDriver implements Driver {
         return new RxeQueue(r.buffer(), slots, element);
     }
 
+    /** rxe_queue_init: cqe + 1 slots rounded up to a power of two, all but one usable. */
+    @Override
+    public int cqEntries(int cqe) {
+        return cqe < 1 ? cqe : Rxe.slots(cqe) - 1;
+    }
+
+    /** rxe_qp_init_req/_resp: work request counts rounded as their queues are (max_inline stays as asked). */
+    @Override
+    public QpCapabilities qpCapabilities(QpCapabilities r) {
+        return new QpCapabilities(r.maxSendWr() < 0 ? r.maxSendWr() : Rxe.slots(r.maxSendWr()) - 1,
+                r.maxRecvWr() < 1 ? r.maxRecvWr() : Rxe.slots(r.maxRecvWr()) - 1, r.maxSendSge(), r.maxRecvSge(),
+                r.maxInlineData());
+    }
+
     /** rxe_create_cq / rxe_cq_from_init: the CQ's queue, its cqe + 1 slots rounded to a power of two. */
     @Override
     public byte[] cqCreated(Hca hca, CompletionQueue cq, QueueMemory memory, int udataOut) throws Errno {
