@@ -340,6 +340,21 @@ public final class Hca implements AutoCloseable {
         return registration.region(key);
     }
 
+    /** Under the model lock: a BIND_MW's outcome (a {@link WcStatus}). */
+    int bindWindow(QueuePair qp, MwBind bind) {
+        return bind == null ? WcStatus.MW_BIND_ERR : registration.bind(qp, bind);
+    }
+
+    /** Under the model lock: LOCAL_INV or SEND_WITH_INV of {@code rkey}; false when refused. */
+    boolean invalidateWindow(QueuePair qp, int rkey) {
+        return registration.invalidate(qp, rkey);
+    }
+
+    /** Under the model lock: remote access through an MR's or a window's rkey; null when refused. */
+    MemoryRegistration.Target remote(QueuePair qp, ProtectionDomain pd, int rkey, long va, long len, int access) {
+        return registration.remote(qp, pd, rkey, va, len, access);
+    }
+
     /** alloc_mw. @throws Errno EINVAL for a type other than 1 or 2 */
     public MemoryWindow allocMw(ProtectionDomain pd, int type) throws Errno {
         return registration.allocMw(pd, type);

@@ -93,8 +93,10 @@ final class Requester {
         boolean opOk = switch (t) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM;
-            case RC, XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case RC -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD
+                    || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
             default -> false;
         };
         if (!opOk || wr.sgList().size() > qp.capabilities().maxSendSge()) {
@@ -109,6 +111,19 @@ final class Requester {
             return false;
         }
         return !WrOpcode.isAtomic(op) || wr.sgList().size() == 1 && wr.sgList().get(0).length() == 8;
+    }
+
+    /** BIND_MW and LOCAL_INV: done in the HCA, no message (rxe_do_local_ops). */
+    private static boolean isLocal(int op) {
+        return op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV;
+    }
+
+    /** A local operation's status: MW_BIND_ERR for a refused bind, LOC_QP_OP_ERR for a refused invalidation. */
+    private int local(QueuePair qp, SendWorkRequest wr) {
+        if (wr.opcode() == WrOpcode.BIND_MW) {
+            return hca.bindWindow(qp, wr.bind());
+        }
+        return hca.invalidateWindow(qp, wr.immData()) ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
     }
 
     // ---- running the send queue ----
@@ -128,7 +143,8 @@ final class Requester {
                 w.retryLeft = qp.attrs.retryCnt();
                 w.rnrLeft = qp.attrs.rnrRetry();
             }
-            Outcome o = w.invalid ? Outcome.done(WcStatus.LOC_QP_OP_ERR) : execute(qp, w);
+            Outcome o = w.invalid ? Outcome.done(WcStatus.LOC_QP_OP_ERR)
+                    : isLocal(w.wr.opcode()) ? Outcome.done(local(qp, w.wr)) : execute(qp, w);
             switch (o.kind()) {
                 case DONE -> finish(qp, w, o.status(), o.byteLen());
                 case RNR -> {

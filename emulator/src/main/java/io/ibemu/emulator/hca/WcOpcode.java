@@ -15,6 +15,8 @@ public final class WcOpcode {
     public static final int FLAG_GRH = 1;
     /** ibv_wc_flags: immData is valid. */
     public static final int FLAG_WITH_IMM = 2;
+    /** IBV_WC_WITH_INV: a SEND_WITH_INV invalidated the rkey the completion's ex holds. */
+    public static final int FLAG_WITH_INV = 4;
 
     private WcOpcode() {
     }

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.uverbs.provider.rxe;
 
 import io.ibemu.emulator.hca.AddressHandle;
+import io.ibemu.emulator.hca.MwBind;
 import io.ibemu.emulator.hca.SendRing;
 import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.emulator.hca.Sge;
@@ -34,6 +35,12 @@ final class SendQueueRing implements SendRing {
     private static final CField UD_QPN = Rxe.WR_UD.field("remote_qpn");
     private static final CField UD_QKEY = Rxe.WR_UD.field("remote_qkey");
     private static final CField UD_AH_NUM = Rxe.WR_UD.field("ah_num");
+    private static final CField MW_ADDR = Rxe.WR_MW.field("addr");
+    private static final CField MW_LENGTH = Rxe.WR_MW.field("length");
+    private static final CField MW_MR_LKEY = Rxe.WR_MW.field("mr_lkey");
+    private static final CField MW_RKEY = Rxe.WR_MW.field("mw_rkey");
+    private static final CField MW_NEW_RKEY = Rxe.WR_MW.field("rkey");
+    private static final CField MW_ACCESS = Rxe.WR_MW.field("access");
     private static final CField DMA_LENGTH = Rxe.SEND_WQE.field("dma.length");
     private static final CField DMA_NUM_SGE = Rxe.SEND_WQE.field("dma.num_sge");
     private static final int PAYLOAD = Rxe.SEND_WQE.size();
@@ -103,7 +110,8 @@ final class SendQueueRing implements SendRing {
             }
         }
         int imm = opcode == WrOpcode.SEND_WITH_IMM || opcode == WrOpcode.RDMA_WRITE_WITH_IMM
-                || opcode == WrOpcode.SEND_WITH_INV ? ex : 0;
+                || opcode == WrOpcode.SEND_WITH_INV || opcode == WrOpcode.LOCAL_INV ? ex : 0;
+        MwBind bind = null;
         long remoteAddr = 0;
         int rkey = 0;
         long compareAdd = 0;
@@ -124,8 +132,12 @@ final class SendQueueRing implements SendRing {
             rkey = (int) ATOMIC_RKEY.get(wqe, UNION);
             compareAdd = ATOMIC_COMPARE.get(wqe, UNION);
             swap = ATOMIC_SWAP.get(wqe, UNION);
+        } else if (opcode == WrOpcode.BIND_MW) {
+            bind = new MwBind((int) MW_RKEY.get(wqe, UNION), (int) MW_NEW_RKEY.get(wqe, UNION),
+                    (int) MW_MR_LKEY.get(wqe, UNION), MW_ADDR.get(wqe, UNION), MW_LENGTH.get(wqe, UNION),
+                    (int) MW_ACCESS.get(wqe, UNION));
         }
         return new SendWorkRequest(wrId, opcode, flags, sgl, data, imm, remoteAddr, rkey, compareAdd, swap, ah,
-                remoteQpn, remoteQkey, 0);
+                remoteQpn, remoteQkey, 0, bind);
     }
 }
