@@ -24,8 +24,9 @@
  * recognised by CREATE_CQ writing a whole struct mminfo into its udata:
  *   - each queue is a struct rxe_queue_buf (log2_elem_size, index_mask, the
  *     producer index at byte 128, the consumer at 256, data from 384) of a
- *     power-of-two number of slots (num_elem + 1 rounded up; the create answers
- *     num_elem = slots - 1), each slot a power of two of at least 64 bytes;
+ *     power-of-two number of slots (num_elem + 1 rounded up; CREATE_CQ answers
+ *     cqe = slots - 1, CREATE_QP the counts as asked), each slot a power of two of
+ *     at least 64 bytes, mminfo.size page-aligned;
  *   - CREATE_QP answers the receive and the send queue's mminfo; the program
  *     writes rxe_recv_wqe and rxe_send_wqe and moves the producer (release), a
  *     POST_SEND with wr_count 0 is the send queue's doorbell (EINVAL before RTS),
@@ -353,7 +354,8 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 
 	t_ok(first->d.mi.offset % PAGE == 0 && first->d.mi.offset >= PAGE, "CREATE_CQ answers a page-aligned mminfo offset");
 	t_eq(first->r.cqe, 7, "CREATE_CQ of 5: 8 slots, cqe 7 (rxe_queue_init)");
-	t_eq(first->d.mi.size, sizeof(struct rxe_queue_buf) + 8 * 128, "mminfo.size: the header and 8 slots of 128 bytes");
+	t_eq(first->d.mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 128),
+	     "mminfo.size: the header and 8 slots of 128 bytes, page-aligned (rxe_create_mmap_info)");
 	cqh = (uint32_t)first->r.cq_handle;
 	m = map(pages(first->d.mi.size) + PAGE, first->d.mi.offset);
 	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "mmap larger than the queue: EINVAL (rxe_mmap)");
@@ -372,8 +374,8 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	qpa = rxe_create_qp(cqh, &qa, &da);
 	qpb = rxe_create_qp(cqh, &qb, &db);
 	t_ok(qpa >= 0 && qpb >= 0, "CREATE_QP with room for rxe_create_qp_resp");
-	t_eq(qa.max_send_wr, 7, "max_send_wr 4 answered as 7 (8 slots)");
-	t_eq(qa.max_recv_wr, 7, "max_recv_wr 4 answered as 7");
+	t_eq(qa.max_send_wr, 4, "max_send_wr answered as asked (the queue's 8 slots are not told)");
+	t_eq(qa.max_recv_wr, 4, "max_recv_wr answered as asked");
 	t_ok(da.rq_mi.offset != da.sq_mi.offset && da.sq_mi.offset % PAGE == 0 && da.rq_mi.offset % PAGE == 0 &&
 	     da.sq_mi.offset != first->d.mi.offset, "each queue at an mminfo offset of its own");
 	sqa = map(da.sq_mi.size, da.sq_mi.offset);
@@ -384,7 +386,7 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	t_eq(sqa->log2_elem_size, 8, "send queue: 256-byte slots (rxe_send_wqe and one SGE)");
 	t_eq(sqa->index_mask, 7, "send queue: index_mask 7");
 	t_eq(rqb->log2_elem_size, 6, "receive queue: 64-byte slots (rxe_recv_wqe and one SGE)");
-	t_eq(da.sq_mi.size, sizeof(struct rxe_queue_buf) + 8 * 256, "send queue mminfo.size");
+	t_eq(da.sq_mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 256), "send queue mminfo.size, page-aligned");
 
 	qpc = rxe_create_qp(cqh, &qc, &dc);
 	t_errno(rxe_doorbell((uint32_t)qpc), errno, EINVAL, "the doorbell of a QP in RESET: EINVAL (rxe_post_send)");
@@ -422,7 +424,7 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 		uint32_t n = 0;
 		while (rxe_ring_recv(rqb, 0x100 + n, buf + 8192, 64) == 0)
 			n++;
-		t_eq(n, qb.max_recv_wr, "the receive queue holds max_recv_wr WQEs, the provider refuses the next");
+		t_eq(n, rqb->index_mask, "the receive queue holds index_mask WQEs (slots - 1), the provider refuses the next");
 	}
 	/* ---- overflow: 8 sends complete twice each into 7 usable slots */
 	{

@@ -87,8 +87,8 @@ final class QpCommands {
             }
             pd = t.read(ObjectType.PD, c.u("pd_handle"));
         }
-        QpCapabilities cap = c.file.driver().qpCapabilities(new QpCapabilities(c.u32("max_send_wr"), maxRecvWr,
-                c.u32("max_send_sge"), maxRecvSge, c.u32("max_inline_data")));
+        QpCapabilities cap = new QpCapabilities(c.u32("max_send_wr"), maxRecvWr, c.u32("max_send_sge"), maxRecvSge,
+                c.u32("max_inline_data"));
         QpInitAttributes init = new QpInitAttributes(type, scq, rcq, srq, cap, c.u("sq_sig_all") != 0, xrcd);
         QueuePair qp = c.file.device.hca().createQp(pd, init);
         UObject<QueuePair> u = c.file.objects.add(ObjectType.QP, qp, c.u("user_handle"));

@@ -5,7 +5,6 @@ import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.Hca;
-import io.ibemu.emulator.hca.QpCapabilities;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 
@@ -21,11 +20,6 @@ public interface Driver {
     /** The CQ size the driver makes of a create's or resize's {@code cqe} (rdmavt: as asked). */
     default int cqEntries(int cqe) {
         return cqe;
-    }
-
-    /** The capabilities the driver makes of a create_qp's request (rdmavt: as asked). */
-    default QpCapabilities qpCapabilities(QpCapabilities requested) {
-        return requested;
     }
 
     /** create_cq's udata response ({@code udataOut}: the room the program gave for it). */

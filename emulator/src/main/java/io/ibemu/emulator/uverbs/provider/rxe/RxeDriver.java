@@ -52,7 +52,8 @@ public final class RxeDriver implements Driver {
         int element = Rxe.elementSize(bytes);
         QueueMemory.Region r = memory.allocate(RxeQueue.bytes(slots, element));
         layout.field(mi + ".offset").put(resp, r.offset());
-        layout.field(mi + ".size").put(resp, r.size());
+        // rxe_create_mmap_info: the size given is PAGE_ALIGN(buf_size) (checked on 6.1's rxe)
+        layout.field(mi + ".size").put(resp, (r.size() + (long) QueueMemory.PAGE - 1) & -QueueMemory.PAGE);
         return new RxeQueue(r.buffer(), slots, element);
     }
 
@@ -60,14 +61,6 @@ public final class RxeDriver implements Driver {
     @Override
     public int cqEntries(int cqe) {
         return cqe < 1 ? cqe : Rxe.slots(cqe) - 1;
-    }
-
-    /** rxe_qp_init_req/_resp: work request counts rounded as their queues are (max_inline stays as asked). */
-    @Override
-    public QpCapabilities qpCapabilities(QpCapabilities r) {
-        return new QpCapabilities(r.maxSendWr() < 0 ? r.maxSendWr() : Rxe.slots(r.maxSendWr()) - 1,
-                r.maxRecvWr() < 1 ? r.maxRecvWr() : Rxe.slots(r.maxRecvWr()) - 1, r.maxSendSge(), r.maxRecvSge(),
-                r.maxInlineData());
     }
 
     /** rxe_create_cq / rxe_cq_from_init: the CQ's queue, its cqe + 1 slots rounded to a power of two. */
