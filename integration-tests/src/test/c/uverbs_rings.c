@@ -25,7 +25,8 @@
  *   - each queue is a struct rxe_queue_buf (log2_elem_size, index_mask, the
  *     producer index at byte 128, the consumer at 256, data from 384) of a
  *     power-of-two number of slots (num_elem + 1 rounded up; CREATE_CQ answers
- *     cqe = slots - 1, CREATE_QP the counts as asked), each slot a power of two of
+ *     cqe = slots - 1, CREATE_QP the counts as asked and QUERY_QP slots - 1),
+ *     each slot a power of two of
  *     at least 64 bytes, mminfo.size page-aligned;
  *   - CREATE_QP answers the receive and the send queue's mminfo; the program
  *     writes rxe_recv_wqe and rxe_send_wqe and moves the producer (release), a
@@ -376,6 +377,12 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	t_ok(qpa >= 0 && qpb >= 0, "CREATE_QP with room for rxe_create_qp_resp");
 	t_eq(qa.max_send_wr, 4, "max_send_wr answered as asked (the queue's 8 slots are not told)");
 	t_eq(qa.max_recv_wr, 4, "max_recv_wr answered as asked");
+	{
+		struct ib_uverbs_query_qp_resp q;
+		t_success(uv_query_qp(fd, (uint32_t)qpa, QP_CAP, &q), errno, "QUERY_QP");
+		t_eq(q.max_send_wr, 7, "QUERY_QP: max_send_wr 7, the send queue's slots - 1 (rxe_qp_to_init)");
+		t_eq(q.max_recv_wr, 7, "QUERY_QP: max_recv_wr 7");
+	}
 	t_ok(da.rq_mi.offset != da.sq_mi.offset && da.sq_mi.offset % PAGE == 0 && da.rq_mi.offset % PAGE == 0 &&
 	     da.sq_mi.offset != first->d.mi.offset, "each queue at an mminfo offset of its own");
 	sqa = map(da.sq_mi.size, da.sq_mi.offset);

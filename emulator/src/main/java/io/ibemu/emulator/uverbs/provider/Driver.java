@@ -5,6 +5,7 @@ import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.hca.AddressHandle;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QpCapabilities;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SharedReceiveQueue;
 
@@ -17,9 +18,17 @@ import io.ibemu.emulator.hca.SharedReceiveQueue;
  */
 public interface Driver {
 
-    /** The CQ size the driver makes of a create's or resize's {@code cqe} (rdmavt: as asked). */
-    default int cqEntries(int cqe) {
+    /**
+     * The CQ size the driver makes of a create's or resize's {@code cqe}, which the device's
+     * {@code maxCqe} bounds (rdmavt: as asked).
+     */
+    default int cqEntries(int cqe, int maxCqe) {
         return cqe;
+    }
+
+    /** The capabilities QUERY_QP reports of {@code qp}, granted {@code cap} (rdmavt: as granted). */
+    default QpCapabilities qpQueried(QueuePair qp, QpCapabilities cap) {
+        return cap;
     }
 
     /** create_cq's udata response ({@code udataOut}: the room the program gave for it). */

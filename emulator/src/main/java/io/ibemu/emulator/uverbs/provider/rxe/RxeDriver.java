@@ -57,10 +57,24 @@ public final class RxeDriver implements Driver {
         return new RxeQueue(r.buffer(), slots, element);
     }
 
-    /** rxe_queue_init: cqe + 1 slots rounded up to a power of two, all but one usable. */
+    /**
+     * rxe_queue_init: cqe + 1 slots rounded up to a power of two, all but one usable; a size the
+     * device allows stays allowed (rxe_cq_chk_attr checks the size asked, before the rounding).
+     */
     @Override
-    public int cqEntries(int cqe) {
-        return cqe < 1 ? cqe : Rxe.slots(cqe) - 1;
+    public int cqEntries(int cqe, int maxCqe) {
+        return cqe < 1 || cqe > maxCqe ? cqe : Math.min(Rxe.slots(cqe) - 1, maxCqe);
+    }
+
+    /**
+     * rxe_qp_to_init: QUERY_QP reports the queues' own counts (slots - 1), where CREATE_QP
+     * answered what was asked (checked on 6.1's rxe).
+     */
+    @Override
+    public QpCapabilities qpQueried(QueuePair qp, QpCapabilities cap) {
+        boolean rq = qp.srq() == null && qp.type() != QpType.XRC_TGT && qp.type() != QpType.XRC_INI;
+        return new QpCapabilities(Rxe.slots(cap.maxSendWr()) - 1, rq ? Rxe.slots(cap.maxRecvWr()) - 1 : cap.maxRecvWr(),
+                cap.maxSendSge(), cap.maxRecvSge(), cap.maxInlineData());
     }
 
     /** rxe_create_cq / rxe_cq_from_init: the CQ's queue, its cqe + 1 slots rounded to a power of two. */
