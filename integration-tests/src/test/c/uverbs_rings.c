@@ -395,6 +395,52 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	t_eq(rqb->log2_elem_size, 6, "receive queue: 64-byte slots (rxe_recv_wqe and one SGE)");
 	t_eq(da.sq_mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 256), "send queue mminfo.size, page-aligned");
 
+	/* ---- an SRQ's queue, and MODIFY_SRQ's new one (its mminfo written where the command says) */
+	{
+		struct ib_uverbs_create_srq c;
+		struct {
+			struct ib_uverbs_create_srq_resp r;
+			struct rxe_create_srq_resp d;
+		} rb;
+		struct {
+			struct ib_uverbs_modify_srq c;
+			struct rxe_modify_srq_cmd d;
+		} mc;
+		struct ib_uverbs_query_srq qs;
+		struct ib_uverbs_query_srq_resp qr;
+		struct mminfo mi;
+		struct rxe_queue_buf *srq, *srq2;
+		memset(&c, 0, sizeof(c));
+		memset(&rb, 0xff, sizeof(rb));
+		c.pd_handle = pd;
+		c.max_wr = 4;
+		c.max_sge = 1;
+		c.user_handle = 0x5e;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &rb, sizeof(rb)), errno,
+			  "CREATE_SRQ with room for rxe_create_srq_resp");
+		t_eq(rb.r.max_wr, 4, "CREATE_SRQ: max_wr answered as asked");
+		t_ok(rb.d.mi.offset % PAGE == 0 && rb.d.mi.offset >= PAGE, "CREATE_SRQ: a page-aligned mminfo offset");
+		t_eq(rb.d.mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 64), "CREATE_SRQ: mminfo.size of 8 slots of 64 bytes");
+		t_ok(rb.d.srq_num != 0xffffffffu, "CREATE_SRQ: srq_num written");
+		srq = map(rb.d.mi.size, rb.d.mi.offset);
+		t_ok(srq != MAP_FAILED && srq->index_mask == 7 && srq->log2_elem_size == 6, "the SRQ's queue: 8 slots of 64 bytes");
+		memset(&mc, 0, sizeof(mc));
+		memset(&mi, 0xff, sizeof(mi));
+		mc.c.srq_handle = rb.r.srq_handle;
+		mc.c.attr_mask = 1; /* IB_SRQ_MAX_WR */
+		mc.c.max_wr = 20;
+		mc.d.mmap_info_addr = (uintptr_t)&mi;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &mc, sizeof(mc), NULL, 0), errno, "MODIFY_SRQ max_wr 20");
+		t_ok(mi.offset != rb.d.mi.offset && mi.offset % PAGE == 0, "MODIFY_SRQ: the new queue's mminfo at mmap_info_addr");
+		t_eq(mi.size, pages(sizeof(struct rxe_queue_buf) + 32 * 64), "MODIFY_SRQ: mminfo.size of 32 slots");
+		srq2 = map(mi.size, mi.offset);
+		t_ok(srq2 != MAP_FAILED && srq2->index_mask == 31, "the new queue: 32 slots");
+		memset(&qs, 0, sizeof(qs));
+		qs.srq_handle = rb.r.srq_handle;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_SRQ, &qs, sizeof(qs), &qr, sizeof(qr)), errno, "QUERY_SRQ");
+		t_eq(qr.max_wr, 31, "QUERY_SRQ: max_wr 31, the queue's slots - 1");
+	}
+
 	qpc = rxe_create_qp(cqh, &qc, &dc);
 	t_errno(rxe_doorbell((uint32_t)qpc), errno, EINVAL, "the doorbell of a QP in RESET: EINVAL (rxe_post_send)");
 	if (!(t_have & NEED_IB)) {

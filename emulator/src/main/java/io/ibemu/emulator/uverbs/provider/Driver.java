@@ -26,6 +26,11 @@ public interface Driver {
         return cqe;
     }
 
+    /** The max_wr QUERY_SRQ reports of an SRQ whose model size is {@code maxWr} (rdmavt: that). */
+    default int srqQueried(int maxWr) {
+        return maxWr;
+    }
+
     /** The capabilities QUERY_QP reports of {@code qp}, granted {@code cap} (rdmavt: as granted). */
     default QpCapabilities qpQueried(QueuePair qp, QpCapabilities cap) {
         return cap;

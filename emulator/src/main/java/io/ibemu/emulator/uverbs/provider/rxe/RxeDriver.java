@@ -125,6 +125,12 @@ public final class RxeDriver implements Driver {
         }
     }
 
+    /** rxe_query_srq: the queue's own count (slots - 1), where CREATE_SRQ answered what was asked. */
+    @Override
+    public int srqQueried(int maxWr) {
+        return Rxe.slots(maxWr) - 1;
+    }
+
     /** rxe_create_srq: the SRQ's queue and its number. */
     @Override
     public byte[] srqCreated(Hca hca, SharedReceiveQueue srq, QueueMemory memory, int udataOut) throws Errno {
