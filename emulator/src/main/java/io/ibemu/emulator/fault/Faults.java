@@ -4,6 +4,7 @@ import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.PacketFault;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.kernel.Errno;
@@ -120,7 +121,8 @@ public final class Faults {
             default -> null;
         };
         for (Armed a : now) {
-            if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
+            if (a.rule.point() == Point.MAD && (a.rule.harm() == FaultRule.Harm.DROP
+                    || a.rule.harm() == FaultRule.Harm.CORRUPT) && scoped(a.rule, facts) && a.decide()) {
                 LOG.log(System.Logger.Level.INFO, "fault rule {0} dropped a MAD leaving {1}: class 0x{2} method 0x{3} "
                         + "attribute 0x{4}", a.id, out, Integer.toHexString(mad[1] & 0xff),
                         Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)));
@@ -130,11 +132,58 @@ public final class Faults {
         return false;
     }
 
-    /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */
+    /** Makes {@code hca}'s send completions, packets and events subject to the rules; returns it. */
     public Hca attach(Hca hca) {
         hcas.put(hca.local().name(), hca);
         hca.completionFault((qp, wr, status) -> completion(hca, qp, wr, status));
+        hca.packetFault(new PacketFault() {
+            @Override
+            public boolean armed() {
+                return packetsArmed;
+            }
+
+            @Override
+            public Fate fate(Port out, QueuePair requester, int opcode, boolean response, int psn) {
+                return packet(out, requester, opcode, response, psn);
+            }
+        });
         return hca;
+    }
+
+    /** Whether an on=packet rule is in the table: the transports go packet by packet only then. */
+    private volatile boolean packetsArmed;
+
+    /**
+     * The fault point of a verbs packet leaving {@code out} (under the model lock): the harm of the
+     * first on=packet rule that hits it. qpn= names the requesting QP: its requests and the answers to them.
+     */
+    private PacketFault.Fate packet(Port out, QueuePair requester, int opcode, boolean response, int psn) {
+        Facts facts = key -> switch (key) {
+            case "node" -> out.node().id();
+            case "port" -> Integer.toString(out.number());
+            case "qpn" -> Integer.toString(requester.qpNum());
+            case "opcode" -> FaultRule.opcodeName(opcode);
+            default -> null;
+        };
+        for (Armed a : rules) {
+            if (a.rule.point() == Point.PACKET && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} {1} a packet leaving {2}: {3} {4} PSN 0x{5} of QP 0x{6}",
+                        a.id, switch (a.rule.harm()) {
+                            case DROP -> "dropped";
+                            case DUP -> "duplicated";
+                            case CORRUPT -> "corrupted";
+                            case REORDER -> "reordered";
+                        }, out, FaultRule.opcodeName(opcode), response ? "response to" : "request",
+                        Integer.toHexString(psn), Integer.toHexString(requester.qpNum()));
+                return switch (a.rule.harm()) {
+                    case DROP -> PacketFault.Fate.DROP;
+                    case DUP -> PacketFault.Fate.DUP;
+                    case CORRUPT -> PacketFault.Fate.CORRUPT;
+                    case REORDER -> PacketFault.Fate.REORDER;
+                };
+            }
+        }
+        return PacketFault.Fate.PASS;
     }
 
     /** Adds a rule read from {@code text}; its id. An on=event rule raises its event now, or is refused. */
@@ -160,7 +209,7 @@ public final class Faults {
         synchronized (this) {
             List<Armed> next = new ArrayList<>(rules);
             next.add(armed);
-            rules = List.copyOf(next);
+            replace(next);
         }
         LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
         return id;
@@ -280,7 +329,7 @@ public final class Faults {
     /** Removes every rule; how many went. */
     public synchronized int clear() {
         int n = rules.size();
-        rules = List.of();
+        replace(List.of());
         return n;
     }
 
@@ -288,8 +337,14 @@ public final class Faults {
     public synchronized boolean clear(int id) {
         List<Armed> next = new ArrayList<>(rules);
         boolean removed = next.removeIf(a -> a.id == id);
-        rules = List.copyOf(next);
+        replace(next);
         return removed;
+    }
+
+    /** The new table (under this), and whether the transports must now go packet by packet. */
+    private void replace(List<Armed> next) {
+        rules = List.copyOf(next);
+        packetsArmed = next.stream().anyMatch(a -> a.rule.point() == Point.PACKET);
     }
 
     /**

@@ -1,9 +1,11 @@
 package io.ibemu.emulator.hca;
 
+import io.ibemu.emulator.fabric.LinkPacket;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.kernel.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,9 +14,13 @@ import java.util.List;
  * memory, sends the message through the {@link DataLink}, hands it to the remote {@link
  * Responder} and acts on its answer. An RNR NAK or a lost message makes the head WR wait for a
  * retry on the timer thread (min_rnr_timer / local ACK timeout), holding back the WRs behind it,
- * until rnr_retry / retry_cnt run out. Runs under the model lock.
+ * until rnr_retry / retry_cnt run out. While packet fault rules are armed a message moves packet
+ * by packet instead, each with its PSN, so that a lost, duplicated, reordered or corrupt packet
+ * meets the responder's PSN checks and the requester's retransmission as on a real link. Runs
+ * under the model lock.
  */
 final class Requester {
+    private static final System.Logger LOG = System.getLogger(Requester.class.getName());
     /** IBA table 45 (RNR NAK timer field), in nanoseconds: code 0 is the longest, 655.36 ms. */
     private static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
         120_000, 160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000,
@@ -27,7 +33,11 @@ final class Requester {
     /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
     private final StagingBuffer staging = new StagingBuffer(); // guarded by the model lock
 
-    private enum Kind { DONE, RNR, LOST }
+    /** DONE: the WR ends; RNR: retry after the NAK's timer; LOST: retry after the local ACK timeout; RESEND: retry now (NAK sequence error, READ response gap). */
+    private enum Kind { DONE, RNR, LOST, RESEND }
+
+    private static final Outcome LOST = new Outcome(Kind.LOST, 0, 0, 0);
+    private static final Outcome RESEND = new Outcome(Kind.RESEND, 0, 0, 0);
 
     private record Outcome(Kind kind, int status, int byteLen, long delayNanos) {
         static Outcome done(int status) {
@@ -127,10 +137,30 @@ final class Requester {
                         finish(qp, w, WcStatus.RETRY_EXC_ERR, 0);
                     } else {
                         w.retryLeft--;
+                        retransmits(qp, w, "local ACK timeout");
                         scheduleRetry(qp, 4096L << timeout);
                     }
                 }
+                case RESEND -> {
+                    // a NAK-sequence error or a READ response gap costs a retry too (rxe_comp.c COMPST_ERROR_RETRY)
+                    if (w.retryLeft == 0) {
+                        finish(qp, w, WcStatus.RETRY_EXC_ERR, 0);
+                    } else {
+                        w.retryLeft--;
+                        retransmits(qp, w, "PSN sequence error");
+                        scheduleRetry(qp, 0);
+                    }
+                }
             }
+        }
+    }
+
+    /** The retransmissions are what a lossy link costs: logged while packet rules act (they cause them). */
+    private void retransmits(QueuePair qp, QueuePair.SendWqe w, String why) {
+        if (hca.packetFault.armed()) {
+            LOG.log(System.Logger.Level.INFO, "{0} retransmits wr_id {1} from PSN 0x{2} after a {3} ({4} retries left)",
+                    qp, Long.toUnsignedString(w.wr.wrId()), Integer.toHexString(qp.sendPsn + w.resume
+                    & WireMessage.PSN_MASK), why, w.retryLeft);
         }
     }
 
@@ -206,6 +236,10 @@ final class Requester {
                 wr.compareAdd(), wr.swap(), grh, wr.xrcRemoteSrqNum());
         int psn = qp.sendPsn;
         int destQpn = ud ? wr.remoteQpn() : qp.attrs.destQpNum();
+        if (hca.packetFault.armed()) {
+            return ud ? lossyDatagram(qp, p, port, mtu, psn, destQpn) : advanced(qp, p, mtu, psn,
+                    lossy(qp, w, p, port, mtu, psn, destQpn));
+        }
         Traffic request = requestTraffic(p, mtu, ud)
                 .withFrames(() -> WireMessage.request(p, qp.type(), destQpn, psn, mtu));
         List<Port> reached = hca.link().transmit(port, ah.dlid(), request);
@@ -214,7 +248,10 @@ final class Requester {
             qp.sendPsn = (psn + 1) & WireMessage.PSN_MASK;
             return Outcome.done(WcStatus.SUCCESS);
         }
-        Outcome o = connected(qp, w, p, reached, mtu, psn);
+        return advanced(qp, p, mtu, psn, connected(qp, w, p, reached, mtu, psn));
+    }
+
+    private static Outcome advanced(QueuePair qp, Packet p, int mtu, int psn, Outcome o) {
         if (o.kind() == Kind.DONE) {
             // a retried message (RNR, timeout) is sent again with the same PSNs
             qp.sendPsn = (psn + WireMessage.psnSpan(p, mtu)) & WireMessage.PSN_MASK;
@@ -261,9 +298,7 @@ final class Requester {
         if (!reliable) {
             return Outcome.done(WcStatus.SUCCESS);
         }
-        if (r.kind() == Response.Kind.ACK) {
-            q.msn = (q.msn + 1) & WireMessage.PSN_MASK;
-        }
+        accepted(q, p, r, psn, WireMessage.psnSpan(p, mtu));
         int msn = q.msn;
         Traffic answer = responseTraffic(p, r, mtu)
                 .withFrames(() -> WireMessage.response(p, r, qp.type(), qp.qpNum(), psn, msn, mtu));
@@ -277,6 +312,261 @@ final class Requester {
             case NAK_REMOTE_ACCESS -> Outcome.done(WcStatus.REM_ACCESS_ERR);
             default -> Outcome.done(WcStatus.REM_OP_ERR);
         };
+    }
+
+    /** The responder took the whole message: its MSN and ePSN move on, an atomic's result is kept for a duplicate. */
+    private static void accepted(QueuePair q, Packet p, Response r, int psn, int span) {
+        if (r.kind() == Response.Kind.ACK) {
+            q.msn = (q.msn + 1) & WireMessage.PSN_MASK;
+            q.recvPsn = (psn + span) & WireMessage.PSN_MASK;
+            if (WrOpcode.isAtomic(p.opcode())) {
+                q.atomicPsn = psn;
+                q.atomicOriginal = r.original();
+            }
+        } else if (r.kind() == Response.Kind.RNR_NAK) {
+            q.recvPsn = psn; // nothing taken: the message starts again from its first packet
+        }
+    }
+
+    // ---- packet by packet, while packet rules are armed (IBA 9.7.5.1 responder, 9.7.5.2 requester) ----
+
+    /** An answer the responder put on the wire in one attempt, with the PSN its AETH carries first. */
+    private record Answer(Response response, int psn) {
+    }
+
+    /** A UD datagram is one packet: lost, corrupt (discarded and counted where it arrives) or delivered, twice if duplicated. */
+    private Outcome lossyDatagram(QueuePair qp, Packet p, Port port, int mtu, int psn, int destQpn) {
+        PacketFault.Fate f = hca.packetFault.fate(port, qp, p.opcode(), false, psn);
+        Traffic request = requestTraffic(p, mtu, true).withFrames(() -> WireMessage.request(p, qp.type(), destQpn,
+                psn, mtu));
+        List<Port> reached = hca.link().transmit(port, p.dlid(), request);
+        if (f == PacketFault.Fate.CORRUPT) {
+            reached.forEach(at -> at.count(Port.Counter.RCV_ERRORS, 1));
+        } else if (f != PacketFault.Fate.DROP) {
+            deliverDatagram(qp, p, reached, destQpn);
+            if (f == PacketFault.Fate.DUP) {
+                deliverDatagram(qp, p, reached, destQpn);
+            }
+        }
+        qp.sendPsn = (psn + 1) & WireMessage.PSN_MASK;
+        return Outcome.done(WcStatus.SUCCESS);
+    }
+
+    /**
+     * One attempt at a connected message, packet by packet: the request packets from {@code
+     * w.resume} meet their fates, the responder checks each PSN, its answers meet theirs, and the
+     * requester acts on what reaches it.
+     */
+    private Outcome lossy(QueuePair qp, QueuePair.SendWqe w, Packet p, Port port, int mtu, int psn, int destQpn) {
+        int op = p.opcode();
+        boolean single = op == WrOpcode.RDMA_READ || WrOpcode.isAtomic(op);
+        int span = WireMessage.psnSpan(p, mtu);
+        int requests = single ? 1 : span;
+        int from = w.resume; // a resumed READ asks from the response packet it misses
+        List<Integer> arriving = new ArrayList<>(); // PSN offsets from psn, in the order they arrive
+        Integer held = null;
+        int corrupt = 0;
+        for (int offset = from; offset < (single ? from + 1 : requests); offset++) {
+            PacketFault.Fate f = hca.packetFault.fate(port, qp, op, false, (psn + offset) & WireMessage.PSN_MASK);
+            if (f == PacketFault.Fate.REORDER) {
+                if (held != null) {
+                    arriving.add(held);
+                }
+                held = offset;
+                continue;
+            }
+            if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
+                arriving.add(offset);
+            }
+            if (f == PacketFault.Fate.DUP) {
+                arriving.add(offset);
+            }
+            if (f == PacketFault.Fate.CORRUPT) {
+                corrupt++;
+            }
+            if (held != null) {
+                arriving.add(held);
+                held = null;
+            }
+        }
+        // a packet held back with none behind it arrives after this attempt: lost to it
+        int sent = single ? 1 : requests - from;
+        int firstPsn = (psn + from) & WireMessage.PSN_MASK;
+        Traffic request = requestTraffic(p, mtu, false).part(sent).withFrames(() -> single
+                ? WireMessage.request(p, qp.type(), destQpn, firstPsn, mtu)
+                : tail(WireMessage.request(p, qp.type(), destQpn, psn, mtu), from));
+        List<Port> reached = hca.link().transmit(port, p.dlid(), request);
+        Outcome lost = qp.type().isReliable() ? LOST : Outcome.done(WcStatus.SUCCESS);
+        if (reached.isEmpty()) {
+            return lost;
+        }
+        Port at = reached.get(0);
+        at.count(Port.Counter.RCV_ERRORS, corrupt); // a bad ICRC is found, and counted, where the packet ends
+        Hca h = hca.link().hcaAt(at);
+        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
+        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
+            return lost;
+        }
+        List<Answer> answers = respond(h, q, p, psn, span, single, arriving);
+        if (!qp.type().isReliable()) {
+            return Outcome.done(WcStatus.SUCCESS);
+        }
+        Outcome o = hear(qp, w, p, h, q, at, port, answers, psn, span, mtu);
+        if (o.kind() == Kind.LOST && !single) {
+            w.resume = 0; // no ACK came: the timeout resends from the oldest unacknowledged PSN, the message's first
+        }
+        return o;
+    }
+
+    private static List<LinkPacket> tail(List<LinkPacket> packets, int from) {
+        return packets.subList(Math.min(from, packets.size()), packets.size());
+    }
+
+    /**
+     * The responder's PSN check (IBA 9.7.5.1.1, rxe_resp.c check_psn): the expected PSN is taken,
+     * the last packet of a message delivers it; a duplicate is answered (an ACK for SEND and WRITE,
+     * which are not delivered again; a READ executed again; an atomic's kept result) without being
+     * delivered; the first packet beyond the expected PSN gets one NAK sequence error, the rest
+     * are dropped until the expected PSN comes.
+     */
+    private static List<Answer> respond(Hca h, QueuePair q, Packet p, int psn, int span, boolean single,
+            List<Integer> arriving) {
+        List<Answer> answers = new ArrayList<>();
+        if (!q.currentState().processRecvOk()) {
+            return answers;
+        }
+        boolean nakSent = false;
+        int last = single ? 0 : span - 1;
+        for (int offset : arriving) {
+            int expected = distance(q.recvPsn, psn);
+            if (offset == expected) {
+                nakSent = false;
+                if (!single && offset < last) {
+                    q.recvPsn = (q.recvPsn + 1) & WireMessage.PSN_MASK;
+                    continue;
+                }
+                Response r = h.responder.receive(q, p);
+                accepted(q, p, r, psn, span);
+                answers.add(new Answer(r, psn));
+                if (r.kind() != Response.Kind.ACK && r.kind() != Response.Kind.RNR_NAK) {
+                    return answers; // the responder has gone to ERR
+                }
+            } else if (offset < expected) {
+                if (single || offset == last) {
+                    answers.add(new Answer(duplicate(h, q, p, psn), psn));
+                }
+            } else if (!nakSent) {
+                nakSent = true;
+                answers.add(new Answer(Response.SEQUENCE, q.recvPsn));
+            }
+        }
+        return answers;
+    }
+
+    /** PSN {@code a} minus PSN {@code b} in 24-bit serial arithmetic (IBA 9.7.1). */
+    private static int distance(int a, int b) {
+        return ((a - b) << 8) >> 8;
+    }
+
+    /** A duplicate request's answer (IBA 9.7.5.1.2): READ executed again, an atomic's kept original, else an ACK. */
+    private static Response duplicate(Hca h, QueuePair q, Packet p, int psn) {
+        if (p.opcode() == WrOpcode.RDMA_READ) {
+            return h.responder.receive(q, p);
+        }
+        if (WrOpcode.isAtomic(p.opcode())) {
+            return q.atomicPsn == psn ? Response.atomic(q.atomicOriginal) : Response.INVALID_REQUEST;
+        }
+        return Response.ACK;
+    }
+
+    /**
+     * The requester's side (IBA 9.7.5.2, rxe_comp.c): the answers cross back, each packet meeting
+     * its fate at the responder's port; the first that settles the WR decides. READ response
+     * packets must come in PSN order: a gap resends the READ from the missing one.
+     */
+    private Outcome hear(QueuePair qp, QueuePair.SendWqe w, Packet p, Hca h, QueuePair q, Port at, Port home,
+            List<Answer> answers, int psn, int span, int mtu) {
+        for (Answer a : answers) {
+            Response r = a.response();
+            boolean read = r.data() != null;
+            int first = read ? w.resume : 0;
+            int packets = read ? span : 1;
+            int msn = q.msn;
+            Traffic answer = responseTraffic(p, r, mtu).part(packets - first).withFrames(() -> tail(
+                    WireMessage.response(p, r, qp.type(), qp.qpNum(), a.psn(), msn, mtu), first));
+            if (r.kind() == Response.Kind.NONE || h.link().transmit(at, p.slid(), answer).isEmpty()) {
+                continue;
+            }
+            List<Integer> arriving = new ArrayList<>();
+            Integer held = null;
+            int corrupt = 0;
+            for (int i = first; i < packets; i++) {
+                PacketFault.Fate f = h.packetFault.fate(at, qp, p.opcode(), true, (a.psn() + i) & WireMessage.PSN_MASK);
+                if (f == PacketFault.Fate.REORDER) {
+                    if (held != null) {
+                        arriving.add(held);
+                    }
+                    held = i;
+                    continue;
+                }
+                if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
+                    arriving.add(i);
+                }
+                if (f == PacketFault.Fate.CORRUPT) {
+                    corrupt++;
+                }
+                if (held != null) {
+                    arriving.add(held);
+                    held = null;
+                }
+            }
+            if (held != null && packets - first == 1) {
+                arriving.add(held); // one packet alone has nothing to be reordered with
+            }
+            home.count(Port.Counter.RCV_ERRORS, corrupt);
+            if (arriving.isEmpty()) {
+                continue;
+            }
+            if (read && r.kind() == Response.Kind.ACK) {
+                int got = w.resume;
+                for (int i : arriving) {
+                    if (i == got) {
+                        got++;
+                    } else if (i > got) {
+                        w.resume = got;
+                        return RESEND;
+                    }
+                }
+                w.resume = got;
+                if (got < span) {
+                    continue;
+                }
+                return acknowledged(qp, w, r);
+            }
+            switch (r.kind()) {
+                case ACK -> {
+                    return acknowledged(qp, w, r);
+                }
+                case NAK_SEQUENCE -> {
+                    w.resume = Math.max(0, distance(a.psn(), psn));
+                    return RESEND;
+                }
+                case RNR_NAK -> {
+                    w.resume = 0;
+                    return new Outcome(Kind.RNR, 0, 0, RNR_NANOS[r.rnrTimer() & 31]);
+                }
+                case NAK_INVALID_REQUEST -> {
+                    return Outcome.done(WcStatus.REM_INV_REQ_ERR);
+                }
+                case NAK_REMOTE_ACCESS -> {
+                    return Outcome.done(WcStatus.REM_ACCESS_ERR);
+                }
+                default -> {
+                    return Outcome.done(WcStatus.REM_OP_ERR);
+                }
+            }
+        }
+        return LOST;
     }
 
     /** An ACK: READ data and atomic originals land in the local SGEs (needing local write). */
