@@ -100,7 +100,52 @@ class FaultInjectionTest {
         }
     }
 
+    @Test
+    void ibvRcPingpongCompletesWhenItsFirstPacketIsLost() {
+        String id = ctl("fault", "add", "on=packet", "drop", "nth=1").assertOk().stdout().strip();
+        try {
+            pair("ibv_rc_pingpong", "-g 0 -n 50");
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            String log = ib.log();
+            assertTrue(log.contains("fault rule " + id + " dropped a packet leaving "), log);
+            // 4 KiB at ibv_rc_pingpong's MTU 1024 is four packets: the first lost, the responder NAKs the second
+            assertTrue(log.contains("retransmits wr_id 2 from PSN ") && log.contains("after a PSN sequence error"), log);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    @Test
+    void aQpWhoseEveryPacketIsLostEndsInRetryExceeded() {
+        String id = ctl("fault", "add", "on=packet", "drop").assertOk().stdout().strip();
+        try {
+            // ibv_rc_pingpong's retry_cnt is 7: the four packets of its first SEND are lost eight times
+            rcPingpongFailsWithRetryExceeded(id, 4 * 8);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    /** perftest over a link that loses one packet in a hundred, repeatably: every WR completes, by retransmission. */
+    @Test
+    void ibWriteBwCompletesOverALossyLink() {
+        String id = ctl("fault", "add", "on=packet", "drop", "prob=0.01", "seed=24").assertOk().stdout().strip();
+        try {
+            Result r = pair("ib_write_bw", "-n 500 -s 65536");
+            assertTrue(r.stdout().contains("#bytes"), r.toString());
+            String line = rule(ctl("fault", "list").stdout(), id);
+            assertFalse(line.startsWith(id + " hits=0 "), line);
+            assertTrue(ib.log().contains("retransmits wr_id "), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
     private static void rcPingpongFailsWithRetryExceeded(String id) {
+        rcPingpongFailsWithRetryExceeded(id, 1);
+    }
+
+    private static void rcPingpongFailsWithRetryExceeded(String id, int hits) {
         int port = Loopback.freePort();
         // the client's first SEND fails; its server then waits for nothing and is ended once the client is done
         String script = String.join("\n",
@@ -116,7 +161,8 @@ class FaultInjectionTest {
         Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
         assertTrue(r.stdout().contains("== client (1)"), r.toString());
         assertTrue(r.stdout().contains("Failed status transport retry counter exceeded (12) for wr_id"), r.toString());
-        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=" + hits + " "),
+                ctl("fault", "list").stdout());
     }
 
     @Test
@@ -200,21 +246,25 @@ class FaultInjectionTest {
 
     /** PROGRAM as server on ibemu0 and client on ibemu1; both must succeed. */
     private static void pair(String program) {
+        Result r = pair(program, "-g 0 -n 50");
+        assertTrue(r.stdout().contains("iters in"), r.toString());
+    }
+
+    /** PROGRAM ARGS as server on ibemu0 and client on ibemu1; both must succeed. */
+    private static Result pair(String program, String args) {
         int port = Loopback.freePort();
         String script = String.join("\n",
                 "set -u",
                 "out=$(mktemp -d)",
-                program + " -d ibemu0 -g 0 -p " + port + " -n 50 > $out/server 2>&1 &",
+                program + " -d ibemu0 " + args + " -p " + port + " > $out/server 2>&1 &",
                 "srv=$!",
                 Loopback.awaitListening(port, "srv"),
-                "timeout 120 " + program + " -d ibemu1 -g 0 -p " + port + " -n 50 localhost > $out/client 2>&1",
+                "timeout 120 " + program + " -d ibemu1 " + args + " -p " + port + " localhost > $out/client 2>&1",
                 "c=$?",
                 "wait $srv; s=$?",
                 "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
                 "rm -rf $out",
                 "[ $c = 0 ] && [ $s = 0 ]");
-        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
-        r.assertOk();
-        assertTrue(r.stdout().contains("iters in"), r.toString());
+        return ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
     }
 }

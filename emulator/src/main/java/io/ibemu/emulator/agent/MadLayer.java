@@ -86,6 +86,15 @@ public final class MadLayer implements AutoCloseable {
         }, delayMs, TimeUnit.MILLISECONDS);
     }
 
+    /** Runs {@code task} under the fabric lock after {@code nanos} (a MAD a fault rule delays). */
+    ScheduledFuture<?> scheduleNanos(Runnable task, long nanos) {
+        return timer.schedule(() -> {
+            synchronized (lock()) {
+                task.run();
+            }
+        }, nanos, TimeUnit.NANOSECONDS);
+    }
+
     /** Timeouts and repeats waiting in the timer's queue (cancelled ones leave it at once). */
     int timersQueued() {
         return timer.getQueue().size();

@@ -1,6 +1,7 @@
 package io.ibemu.emulator.fault;
 
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.hca.Hca;
@@ -103,14 +104,14 @@ public final class Faults {
     /** Makes {@code fabric}'s cables subject to on=link rules and its MADs to on=mad rules. */
     public void attach(Fabric fabric) {
         this.fabric = fabric;
-        fabric.madFault(this::dropsMad);
+        fabric.madFault(this::mad);
     }
 
-    /** The fault point of a MAD leaving {@code out} (under the fabric lock): lost if a drop rule hits it. */
-    private boolean dropsMad(Port out, byte[] mad) {
+    /** The fault point of a MAD leaving {@code out} (under the fabric lock): the effect of the first rule that hits it. */
+    private MadFault.Fate mad(Port out, byte[] mad) {
         List<Armed> now = rules;
         if (now.isEmpty() || mad.length < 24) {
-            return false;
+            return MadFault.Fate.PASS;
         }
         Facts facts = key -> switch (key) {
             case "node" -> out.node().id();
@@ -121,15 +122,22 @@ public final class Faults {
             default -> null;
         };
         for (Armed a : now) {
-            if (a.rule.point() == Point.MAD && (a.rule.harm() == FaultRule.Harm.DROP
-                    || a.rule.harm() == FaultRule.Harm.CORRUPT) && scoped(a.rule, facts) && a.decide()) {
-                LOG.log(System.Logger.Level.INFO, "fault rule {0} dropped a MAD leaving {1}: class 0x{2} method 0x{3} "
-                        + "attribute 0x{4}", a.id, out, Integer.toHexString(mad[1] & 0xff),
-                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)));
-                return true;
+            if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
+                FaultRule r = a.rule;
+                String what = r.delay() != null ? "delayed by " + r.delay().toNanos() / 1000 + " us"
+                        : r.harm() == FaultRule.Harm.DUP ? "duplicated" : r.harm() == FaultRule.Harm.CORRUPT
+                        ? "corrupted" : "dropped";
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} {1} a MAD leaving {2}: class 0x{3} method 0x{4} "
+                        + "attribute 0x{5} TID 0x{6}", a.id, what, out, Integer.toHexString(mad[1] & 0xff),
+                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)),
+                        Long.toHexString(java.nio.ByteBuffer.wrap(mad, 8, 8).getLong()));
+                if (r.delay() != null) {
+                    return MadFault.Fate.delay(r.delay().toNanos());
+                }
+                return r.harm() == FaultRule.Harm.DUP ? MadFault.Fate.DUP : MadFault.Fate.LOST;
             }
         }
-        return false;
+        return MadFault.Fate.PASS;
     }
 
     /** Makes {@code hca}'s send completions, packets and events subject to the rules; returns it. */
