@@ -62,7 +62,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
 
     /** Every key of the grammar, so that a key the point does not take is told apart from a typo. */
     private static final Set<String> WHERE = Set.of("dev", "port", "node", "link", "pid", "comm", "qpn", "opcode",
-            "class", "attr", "method");
+            "class", "attr", "method", "side");
     private static final Set<String> WHEN = Set.of("nth", "every", "prob", "seed", "count", "after", "for");
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
@@ -315,6 +315,14 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             case "pid", "port", "qpn" -> Long.toString(integer(key, value, 0));
             case "class", "method" -> Long.toString(bounded(key, value, 0xff));
             case "attr" -> Long.toString(bounded(key, value, 0xffff));
+            case "side" -> {
+                String s = value.toLowerCase(Locale.ROOT);
+                if (!s.equals("send") && !s.equals("recv")) {
+                    throw new FaultSyntaxException("side=" + value + ": write side=send (a send WR's completion, the "
+                            + "default) or side=recv (a receive's)");
+                }
+                yield s;
+            }
             case "opcode" -> {
                 String o = value.toUpperCase(Locale.ROOT);
                 if (!OPCODES.containsKey(o)) {

@@ -4,10 +4,12 @@ import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.hca.CompletionFault;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.PacketFault;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SendWorkRequest;
+import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
@@ -143,7 +145,17 @@ public final class Faults {
     /** Makes {@code hca}'s send completions, packets and events subject to the rules; returns it. */
     public Hca attach(Hca hca) {
         hcas.put(hca.local().name(), hca);
-        hca.completionFault((qp, wr, status) -> completion(hca, qp, wr, status));
+        hca.completionFault(new CompletionFault() {
+            @Override
+            public int status(QueuePair qp, SendWorkRequest wr, int status) {
+                return completion(hca, qp, wr, status);
+            }
+
+            @Override
+            public int receiveStatus(QueuePair qp, WorkCompletion wc) {
+                return receipt(hca, qp, wc);
+            }
+        });
         hca.packetFault(new PacketFault() {
             @Override
             public boolean armed() {
@@ -311,6 +323,7 @@ public final class Faults {
             case "dev" -> hca.local().name();
             case "qpn" -> Integer.toString(qp.qpNum());
             case "opcode" -> FaultRule.opcodeName(wr.opcode());
+            case "side" -> "send";
             default -> null;
         };
         for (Armed a : now) {
@@ -322,6 +335,31 @@ public final class Faults {
             }
         }
         return status;
+    }
+
+    /** The fault point of a receive completion (under the model lock): the status of the first side=recv rule that hits it. */
+    private int receipt(Hca hca, QueuePair qp, WorkCompletion wc) {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return wc.status();
+        }
+        Facts facts = key -> switch (key) {
+            case "dev" -> hca.local().name();
+            case "qpn" -> Integer.toString(qp.qpNum());
+            case "side" -> "recv";
+            default -> null; // opcode= names a send WR's opcode: a receive has none
+        };
+        for (Armed a : now) {
+            // a rule without side= stays with send completions, as before receives could be hit
+            if (a.rule.point() == Point.WC && "recv".equals(a.rule.scope().get("side")) && scoped(a.rule, facts)
+                    && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc side=recv dev={1} qpn={2} wr_id={3}: status {4}",
+                        a.id, hca.local().name(), qp.qpNum(), Long.toUnsignedString(wc.wrId()),
+                        FaultRule.statusName(a.rule.status()));
+                return a.rule.status();
+            }
+        }
+        return wc.status();
     }
 
     /** True while no rule is armed: a hot point may then skip describing its event. */

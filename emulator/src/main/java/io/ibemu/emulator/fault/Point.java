@@ -12,8 +12,8 @@ public enum Point {
     UVERBS("uverbs", true, false, Set.of("dev", "pid", "comm"), Set.of("errno")),
     /** A write(), read() or ioctl() on /dev/infiniband/umadN, before it acts. */
     UMAD("umad", true, false, Set.of("node", "port", "pid", "comm"), Set.of("errno")),
-    /** A send work request's completion, as the requester finishes it. */
-    WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
+    /** A work completion: a send WR's as the requester finishes it, or a receive's (side=recv) as the responder does. */
+    WC("wc", false, false, Set.of("dev", "qpn", "opcode", "side"), Set.of("status")),
     /** An asynchronous event, raised once when the rule is added. */
     EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event")),
     /** A MAD leaving a port for its cable (SMPs, GMPs): lost, corrupt, duplicated or late on it. */

@@ -90,6 +90,7 @@ class FaultRuleTest {
             {"on=umad:write drop", "'drop' is no effect of on=umad"},
             {"on=teleport errno=EIO", "unknown point 'teleport'"},
             {"on=packet drop dup", "drop and dup together"},
+            {"on=wc side=both status=LOC_LEN_ERR", "write side=send"},
             {"on=packet errno=EIO", "'errno' is no effect of on=packet"},
             {"on=packet", "needs an effect: drop, dup, corrupt or reorder"},
             {"on=packet reorder=2", "reorder takes no value"},

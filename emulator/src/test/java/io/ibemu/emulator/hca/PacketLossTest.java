@@ -222,6 +222,21 @@ class PacketLossTest {
         assertTrue(faults.list().get(0).contains("matched=2"));
     }
 
+    @Test
+    void aReceiveRuleEndsTheReceiveWithItsStatusAndTheRequesterHearsRemoteOperationalError() throws Exception {
+        QueuePair[] qp = rcPair(3);
+        int rule = faults.add("on=wc side=recv qpn=" + qp[1].qpNum() + " status=LOC_PROT_ERR");
+        faults.add("on=wc status=REM_ACCESS_ERR opcode=RDMA_READ"); // send side only: never a receive
+        send(qp, random(64, 7));
+        WorkCompletion recv = eb.one();
+        assertEquals(WcStatus.LOC_PROT_ERR, recv.status());
+        assertEquals(7, recv.wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, eb.one().status(), "the second receive flushed: the QP is in ERR");
+        assertEquals(QpState.ERR, qp[1].state());
+        assertEquals(WcStatus.REM_OP_ERR, ea.one().status());
+        assertEquals(1, hits(rule));
+    }
+
     private static byte[] le(long v) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
     }
