@@ -435,6 +435,10 @@ final class Requester {
         if (!q.currentState().processRecvOk()) {
             return answers;
         }
+        if (!q.type().isReliable()) {
+            // UC resends nothing: a new message's first PSN is the one expected (IBA 9.8.3), a gap loses the rest
+            q.recvPsn = psn;
+        }
         boolean nakSent = false;
         int last = single ? 0 : span - 1;
         for (int offset : arriving) {

@@ -237,6 +237,62 @@ class PacketLossTest {
         assertEquals(1, hits(rule));
     }
 
+    @Test
+    void ucLosesTheMessageWithAGapAndTakesTheNextWhole() throws Exception {
+        QueuePair qa = ea.qp(QpType.UC);
+        QueuePair qb = eb.qp(QpType.UC);
+        ea.connect(qa, qb, TestFabric.LID_B, 0, 0, 0);
+        eb.connect(qb, qa, TestFabric.LID_A, 0, 0, 0);
+        faults.add("on=packet drop node=A nth=2");
+        byte[] first = random(FOUR_PACKETS, 8);
+        byte[] second = random(FOUR_PACKETS, 9);
+        MemoryRegion src = ea.buffer(2 * FOUR_PACKETS);
+        MemoryRegion dst = eb.buffer(FOUR_PACKETS);
+        ea.memory.put(src.iova(), first);
+        ea.memory.put(src.iova() + FOUR_PACKETS, second);
+        f.b.postRecv(qb, List.of(new ReceiveWorkRequest(1, List.of(Endpoint.sge(dst)))));
+        f.a.postSend(qa, List.of(SendWorkRequest.send(1, SIGNALED, List.of(Endpoint.sge(src, 0, FOUR_PACKETS))),
+                SendWorkRequest.send(2, SIGNALED, List.of(Endpoint.sge(src, FOUR_PACKETS, FOUR_PACKETS)))));
+        assertEquals(WcStatus.SUCCESS, ea.one().status(), "UC: the sender never knows");
+        assertEquals(WcStatus.SUCCESS, ea.one().status());
+        WorkCompletion got = eb.one();
+        assertEquals(1, got.wrId());
+        assertArrayEquals(second, eb.memory.get(dst.iova(), FOUR_PACKETS), "the first message lost, the second whole");
+        assertEquals(List.of(), eb.poll());
+    }
+
+    @Test
+    void aSeededRuleLosesTheSamePacketsInEveryRun() throws Exception {
+        List<String> runs = new java.util.ArrayList<>();
+        for (int run = 0; run < 2; run++) {
+            try (TestFabric fabric = new TestFabric()) {
+                Faults table = new Faults();
+                table.attach(fabric.a);
+                table.attach(fabric.b);
+                Endpoint a = new Endpoint(fabric.a, 100);
+                Endpoint b = new Endpoint(fabric.b, 200);
+                QueuePair qa = a.qp(QpType.RC);
+                QueuePair qb = b.qp(QpType.RC);
+                a.connect(qa, qb, TestFabric.LID_B, 1, 7, 2);
+                b.connect(qb, qa, TestFabric.LID_A, 1, 7, 2);
+                table.add("on=packet drop prob=0.2 seed=42");
+                MemoryRegion src = a.buffer(FOUR_PACKETS);
+                MemoryRegion dst = b.buffer(FOUR_PACKETS);
+                StringBuilder seen = new StringBuilder();
+                for (int i = 0; i < 20; i++) {
+                    fabric.b.postRecv(qb, List.of(new ReceiveWorkRequest(i, List.of(Endpoint.sge(dst)))));
+                    fabric.a.postSend(qa, List.of(SendWorkRequest.send(i, SIGNALED, List.of(Endpoint.sge(src)))));
+                    assertEquals(WcStatus.SUCCESS, a.one().status());
+                    assertEquals(i, b.one().wrId());
+                    seen.append(fabric.nodeA.port(1).counter(Port.Counter.XMIT_PKTS)).append(' ');
+                }
+                runs.add(seen + table.list().get(0));
+            }
+        }
+        assertEquals(runs.get(0), runs.get(1));
+        assertTrue(!runs.get(0).contains(" hits=0 "), runs.get(0));
+    }
+
     private static byte[] le(long v) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array();
     }
