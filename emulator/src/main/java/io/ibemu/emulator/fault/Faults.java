@@ -210,6 +210,9 @@ public final class Faults {
     public int add(String text) throws FaultSyntaxException {
         FaultRule rule = FaultRule.parse(text);
         Hca target = rule.point() == Point.EVENT || rule.point() == Point.WC ? hca(rule) : null;
+        if (rule.point() == Point.PACKET) {
+            packetNode(rule);
+        }
         Set<String> offered = names.get(rule.point());
         if (rule.name() != null && offered != null && !offered.contains(rule.name())) {
             throw new FaultSyntaxException("on=" + rule.point().word() + ":" + rule.name() + " names no "
@@ -233,6 +236,24 @@ public final class Faults {
         }
         LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
         return id;
+    }
+
+    /**
+     * on=packet decides at the HCA port a packet leaves by: a node= naming a switch, or no node,
+     * would never be hit, so it is refused.
+     */
+    private void packetNode(FaultRule rule) throws FaultSyntaxException {
+        String id = rule.scope().get("node");
+        Fabric f = fabric;
+        if (id == null || f == null) {
+            return;
+        }
+        Node n = f.node(id).orElseThrow(() -> new FaultSyntaxException("node=" + id + ": no node '" + id
+                + "' in the fabric"));
+        if (n.type() == io.ibemu.emulator.topology.NodeType.SWITCH) {
+            throw new FaultSyntaxException("node=" + id + " is a switch: on=packet acts where a packet leaves an HCA "
+                    + "port, so node= names a channel adapter (requests leave the sender's, answers the responder's)");
+        }
     }
 
     /** The HCA a rule names with dev=, or the only one. */

@@ -32,6 +32,7 @@ class PacketLossTest {
     @BeforeEach
     void setUp() throws Exception {
         f = new TestFabric();
+        faults.attach(f.fabric);
         faults.attach(f.a);
         faults.attach(f.b);
         ea = new Endpoint(f.a, 100);
@@ -291,6 +292,17 @@ class PacketLossTest {
         }
         assertEquals(runs.get(0), runs.get(1));
         assertTrue(!runs.get(0).contains(" hits=0 "), runs.get(0));
+    }
+
+    @Test
+    void aPacketRuleNamingASwitchOrNoNodeIsRefused() {
+        var e = org.junit.jupiter.api.Assertions.assertThrows(io.ibemu.emulator.fault.FaultSyntaxException.class,
+                () -> faults.add("on=packet drop node=S1"));
+        assertTrue(e.getMessage().contains("node=S1 is a switch"), e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(io.ibemu.emulator.fault.FaultSyntaxException.class,
+                () -> faults.add("on=packet drop node=Z"));
+        assertTrue(e.getMessage().contains("no node 'Z'"), e.getMessage());
+        assertEquals(List.of(), faults.list(), "nothing added");
     }
 
     private static byte[] le(long v) {
