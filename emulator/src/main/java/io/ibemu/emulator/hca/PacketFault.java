@@ -3,7 +3,7 @@ package io.ibemu.emulator.hca;
 import io.ibemu.emulator.fabric.Port;
 
 /**
- * What happens to one verbs packet as it leaves an HCA port, as an outside rule decides (fault
+ * What happens to one verbs packet as it leaves a port for a cable, as an outside rule decides (fault
  * injection): it passes, is lost, arrives with a bad ICRC, arrives twice, or arrives after the
  * packet behind it. Consulted by the transports under the model lock, once per packet, only while
  * {@link #armed}: it must not block.
@@ -28,7 +28,7 @@ public interface PacketFault {
     boolean armed();
 
     /**
-     * The fate of the packet with {@code psn} leaving {@code out}: a request of {@code requester}'s
+     * The fate of the packet with {@code psn} leaving {@code out} (an HCA's or a switch's port on its way): a request of {@code requester}'s
      * work request of {@code opcode} ({@link WrOpcode}), or the answer to one ({@code response}).
      */
     Fate fate(Port out, QueuePair requester, int opcode, boolean response, int psn);

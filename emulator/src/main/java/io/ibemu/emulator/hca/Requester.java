@@ -336,13 +336,11 @@ final class Requester {
 
     /** A UD datagram is one packet: lost, corrupt (discarded and counted where it arrives) or delivered, twice if duplicated. */
     private Outcome lossyDatagram(QueuePair qp, Packet p, Port port, int mtu, int psn, int destQpn) {
-        PacketFault.Fate f = hca.packetFault.fate(port, qp, p.opcode(), false, psn);
+        PacketFault.Fate f = fate(hca.packetFault, hca.link().path(port, p.dlid()), qp, p.opcode(), false, psn);
         Traffic request = requestTraffic(p, mtu, true).withFrames(() -> WireMessage.request(p, qp.type(), destQpn,
                 psn, mtu));
         List<Port> reached = hca.link().transmit(port, p.dlid(), request);
-        if (f == PacketFault.Fate.CORRUPT) {
-            reached.forEach(at -> at.count(Port.Counter.RCV_ERRORS, 1));
-        } else if (f != PacketFault.Fate.DROP) {
+        if (f != PacketFault.Fate.DROP && f != PacketFault.Fate.CORRUPT) {
             deliverDatagram(qp, p, reached, destQpn);
             if (f == PacketFault.Fate.DUP) {
                 deliverDatagram(qp, p, reached, destQpn);
@@ -354,7 +352,7 @@ final class Requester {
 
     /**
      * One attempt at a connected message, packet by packet: the request packets from {@code
-     * w.resume} meet their fates, the responder checks each PSN, its answers meet theirs, and the
+     * w.resume} meet their fates on each cable of their way, the responder checks each PSN, its answers meet theirs, and the
      * requester acts on what reaches it.
      */
     private Outcome lossy(QueuePair qp, QueuePair.SendWqe w, Packet p, Port port, int mtu, int psn, int destQpn) {
@@ -365,9 +363,9 @@ final class Requester {
         int from = w.resume; // a resumed READ asks from the response packet it misses
         List<Integer> arriving = new ArrayList<>(); // PSN offsets from psn, in the order they arrive
         Integer held = null;
-        int corrupt = 0;
+        List<Port> path = hca.link().path(port, p.dlid());
         for (int offset = from; offset < (single ? from + 1 : requests); offset++) {
-            PacketFault.Fate f = hca.packetFault.fate(port, qp, op, false, (psn + offset) & WireMessage.PSN_MASK);
+            PacketFault.Fate f = fate(hca.packetFault, path, qp, op, false, (psn + offset) & WireMessage.PSN_MASK);
             if (f == PacketFault.Fate.REORDER) {
                 if (held != null) {
                     arriving.add(held);
@@ -380,9 +378,6 @@ final class Requester {
             }
             if (f == PacketFault.Fate.DUP) {
                 arriving.add(offset);
-            }
-            if (f == PacketFault.Fate.CORRUPT) {
-                corrupt++;
             }
             if (held != null) {
                 arriving.add(held);
@@ -401,7 +396,6 @@ final class Requester {
             return lost;
         }
         Port at = reached.get(0);
-        at.count(Port.Counter.RCV_ERRORS, corrupt); // a bad ICRC is found, and counted, where the packet ends
         Hca h = hca.link().hcaAt(at);
         QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
         if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
@@ -411,11 +405,29 @@ final class Requester {
         if (!qp.type().isReliable()) {
             return Outcome.done(WcStatus.SUCCESS);
         }
-        Outcome o = hear(qp, w, p, h, q, at, port, answers, psn, span, mtu);
+        Outcome o = hear(qp, w, p, h, q, at, answers, psn, span, mtu);
         if (o.kind() == Kind.LOST && !single) {
             w.resume = 0; // no ACK came: the timeout resends from the oldest unacknowledged PSN, the message's first
         }
         return o;
+    }
+
+    /**
+     * A packet's fate along its path: the first cable whose rule harms it decides. A corrupt one
+     * fails the VCRC check of the port it reaches, which discards it and counts PortRcvErrors (IBA 7.8.4).
+     */
+    private static PacketFault.Fate fate(PacketFault fault, List<Port> path, QueuePair requester, int opcode,
+            boolean response, int psn) {
+        for (Port out : path) {
+            PacketFault.Fate f = fault.fate(out, requester, opcode, response, psn);
+            if (f != PacketFault.Fate.PASS) {
+                if (f == PacketFault.Fate.CORRUPT) {
+                    out.peer().ifPresent(in -> in.count(Port.Counter.RCV_ERRORS, 1));
+                }
+                return f;
+            }
+        }
+        return PacketFault.Fate.PASS;
     }
 
     private static List<LinkPacket> tail(List<LinkPacket> packets, int from) {
@@ -485,10 +497,10 @@ final class Requester {
 
     /**
      * The requester's side (IBA 9.7.5.2, rxe_comp.c): the answers cross back, each packet meeting
-     * its fate at the responder's port; the first that settles the WR decides. READ response
+     * its fate on each cable of the way; the first that settles the WR decides. READ response
      * packets must come in PSN order: a gap resends the READ from the missing one.
      */
-    private Outcome hear(QueuePair qp, QueuePair.SendWqe w, Packet p, Hca h, QueuePair q, Port at, Port home,
+    private Outcome hear(QueuePair qp, QueuePair.SendWqe w, Packet p, Hca h, QueuePair q, Port at,
             List<Answer> answers, int psn, int span, int mtu) {
         for (Answer a : answers) {
             Response r = a.response();
@@ -503,9 +515,9 @@ final class Requester {
             }
             List<Integer> arriving = new ArrayList<>();
             Integer held = null;
-            int corrupt = 0;
+            List<Port> path = h.link().path(at, p.slid());
             for (int i = first; i < packets; i++) {
-                PacketFault.Fate f = h.packetFault.fate(at, qp, p.opcode(), true, (a.psn() + i) & WireMessage.PSN_MASK);
+                PacketFault.Fate f = fate(h.packetFault, path, qp, p.opcode(), true, (a.psn() + i) & WireMessage.PSN_MASK);
                 if (f == PacketFault.Fate.REORDER) {
                     if (held != null) {
                         arriving.add(held);
@@ -516,9 +528,6 @@ final class Requester {
                 if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
                     arriving.add(i);
                 }
-                if (f == PacketFault.Fate.CORRUPT) {
-                    corrupt++;
-                }
                 if (held != null) {
                     arriving.add(held);
                     held = null;
@@ -527,7 +536,6 @@ final class Requester {
             if (held != null && packets - first == 1) {
                 arriving.add(held); // one packet alone has nothing to be reordered with
             }
-            home.count(Port.Counter.RCV_ERRORS, corrupt);
             if (arriving.isEmpty()) {
                 continue;
             }
