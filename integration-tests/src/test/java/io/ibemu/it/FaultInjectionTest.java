@@ -126,19 +126,39 @@ class FaultInjectionTest {
         }
     }
 
-    /** perftest over a link that loses one packet in a hundred, repeatably: every WR completes, by retransmission. */
+    /**
+     * perftest over cables that lose (between the switches) and corrupt (into b) one packet in a
+     * hundred, repeatably: every WR completes, by retransmission; the log names the resends and
+     * b's PMA counts the corrupt packets in PortRcvErrors.
+     */
     @Test
     void ibWriteBwCompletesOverALossyLink() {
-        String id = ctl("fault", "add", "on=packet", "drop", "prob=0.01", "seed=24").assertOk().stdout().strip();
+        long before = portRcvErrors();
+        String drop = ctl("fault", "add", "on=packet", "node=sw1", "port=8", "drop", "prob=0.01", "seed=24").assertOk()
+                .stdout().strip();
+        String corrupt = ctl("fault", "add", "on=packet", "node=sw2", "port=1", "corrupt", "prob=0.01", "seed=5")
+                .assertOk().stdout().strip();
         try {
             Result r = pair("ib_write_bw", "-n 500 -s 65536");
             assertTrue(r.stdout().contains("#bytes"), r.toString());
-            String line = rule(ctl("fault", "list").stdout(), id);
-            assertFalse(line.startsWith(id + " hits=0 "), line);
+            String list = ctl("fault", "list").stdout();
+            assertFalse(rule(list, drop).startsWith(drop + " hits=0 "), list);
+            assertFalse(rule(list, corrupt).startsWith(corrupt + " hits=0 "), list);
+            long hits = Long.parseLong(rule(list, corrupt).split(" ")[1].substring("hits=".length()));
+            assertEquals(before + hits, portRcvErrors(), "every corrupt packet counted where it arrived");
             assertTrue(ib.log().contains("retransmits wr_id "), ib.log());
         } finally {
-            ctl("fault", "clear", id);
+            ctl("fault", "clear", drop);
+            ctl("fault", "clear", corrupt);
         }
+    }
+
+    /** PortRcvErrors of b's port (ibemu1 port 1), as perfquery reads it from its PMA. */
+    private static long portRcvErrors() {
+        String out = ib.exec("perfquery", "-C", "ibemu1", "-P", "1").assertOk().stdout();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("PortRcvErrors:\\.*(\\d+)").matcher(out);
+        assertTrue(m.find(), out);
+        return Long.parseLong(m.group(1));
     }
 
     private static void rcPingpongFailsWithRetryExceeded(String id) {
