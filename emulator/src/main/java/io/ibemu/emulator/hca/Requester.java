@@ -361,30 +361,9 @@ final class Requester {
         int span = WireMessage.psnSpan(p, mtu);
         int requests = single ? 1 : span;
         int from = w.resume; // a resumed READ asks from the response packet it misses
-        List<Integer> arriving = new ArrayList<>(); // PSN offsets from psn, in the order they arrive
-        Integer held = null;
         List<Port> path = hca.link().path(port, p.dlid());
-        for (int offset = from; offset < (single ? from + 1 : requests); offset++) {
-            PacketFault.Fate f = fate(hca.packetFault, path, qp, op, false, (psn + offset) & WireMessage.PSN_MASK);
-            if (f == PacketFault.Fate.REORDER) {
-                if (held != null) {
-                    arriving.add(held);
-                }
-                held = offset;
-                continue;
-            }
-            if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
-                arriving.add(offset);
-            }
-            if (f == PacketFault.Fate.DUP) {
-                arriving.add(offset);
-            }
-            if (held != null) {
-                arriving.add(held);
-                held = null;
-            }
-        }
-        // a packet held back with none behind it arrives after this attempt: lost to it
+        List<Integer> arriving = arrivals(from, single ? from + 1 : requests, // PSN offsets from psn
+                offset -> fate(hca.packetFault, path, qp, op, false, (psn + offset) & WireMessage.PSN_MASK));
         int sent = single ? 1 : requests - from;
         int firstPsn = (psn + from) & WireMessage.PSN_MASK;
         Traffic request = requestTraffic(p, mtu, false).part(sent).withFrames(() -> single
@@ -410,6 +389,37 @@ final class Requester {
             w.resume = 0; // no ACK came: the timeout resends from the oldest unacknowledged PSN, the message's first
         }
         return o;
+    }
+
+    /**
+     * The order packets {@code from} to {@code to - 1} arrive in, each meeting its fate: a lost or
+     * corrupt one missing, a duplicate twice, a reordered one after the packet behind it (the last,
+     * with none behind it, arrives after this attempt is over: lost to it).
+     */
+    private static List<Integer> arrivals(int from, int to, java.util.function.IntFunction<PacketFault.Fate> fates) {
+        List<Integer> arriving = new ArrayList<>();
+        Integer held = null;
+        for (int i = from; i < to; i++) {
+            PacketFault.Fate f = fates.apply(i);
+            if (f == PacketFault.Fate.REORDER) {
+                if (held != null) {
+                    arriving.add(held);
+                }
+                held = i;
+                continue;
+            }
+            if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
+                arriving.add(i);
+            }
+            if (f == PacketFault.Fate.DUP) {
+                arriving.add(i);
+            }
+            if (held != null) {
+                arriving.add(held);
+                held = null;
+            }
+        }
+        return arriving;
     }
 
     /**
@@ -513,29 +523,9 @@ final class Requester {
             if (r.kind() == Response.Kind.NONE || h.link().transmit(at, p.slid(), answer).isEmpty()) {
                 continue;
             }
-            List<Integer> arriving = new ArrayList<>();
-            Integer held = null;
             List<Port> path = h.link().path(at, p.slid());
-            for (int i = first; i < packets; i++) {
-                PacketFault.Fate f = fate(h.packetFault, path, qp, p.opcode(), true, (a.psn() + i) & WireMessage.PSN_MASK);
-                if (f == PacketFault.Fate.REORDER) {
-                    if (held != null) {
-                        arriving.add(held);
-                    }
-                    held = i;
-                    continue;
-                }
-                if (f == PacketFault.Fate.PASS || f == PacketFault.Fate.DUP) {
-                    arriving.add(i);
-                }
-                if (held != null) {
-                    arriving.add(held);
-                    held = null;
-                }
-            }
-            if (held != null && packets - first == 1) {
-                arriving.add(held); // one packet alone has nothing to be reordered with
-            }
+            List<Integer> arriving = arrivals(first, packets,
+                    i -> fate(h.packetFault, path, qp, p.opcode(), true, (a.psn() + i) & WireMessage.PSN_MASK));
             if (arriving.isEmpty()) {
                 continue;
             }
