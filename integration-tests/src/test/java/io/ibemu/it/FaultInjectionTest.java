@@ -127,14 +127,14 @@ class FaultInjectionTest {
     }
 
     /**
-     * perftest over cables that lose (between the switches) and corrupt (into b) one packet in a
-     * hundred, repeatably: every WR completes, by retransmission; the log names the resends and
-     * b's PMA counts the corrupt packets in PortRcvErrors.
+     * perftest over cables that lose (the data, between the switches) and corrupt (the ACKs,
+     * into b) one packet in a hundred, repeatably: every WR completes, by retransmission; the log
+     * names the resends and b's PMA counts the corrupt packets in PortRcvErrors.
      */
     @Test
     void ibWriteBwCompletesOverALossyLink() {
         long before = portRcvErrors();
-        String drop = ctl("fault", "add", "on=packet", "node=sw1", "port=8", "drop", "prob=0.01", "seed=24").assertOk()
+        String drop = ctl("fault", "add", "on=packet", "node=sw2", "port=8", "drop", "prob=0.01", "seed=24").assertOk()
                 .stdout().strip();
         String corrupt = ctl("fault", "add", "on=packet", "node=sw2", "port=1", "corrupt", "prob=0.01", "seed=5")
                 .assertOk().stdout().strip();
