@@ -28,8 +28,9 @@ public interface PacketFault {
     boolean armed();
 
     /**
-     * The fate of the packet with {@code psn} leaving {@code out} (an HCA's or a switch's port on its way): a request of {@code requester}'s
-     * work request of {@code opcode} ({@link WrOpcode}), or the answer to one ({@code response}).
+     * The fate of the packet with {@code psn} leaving {@code out} (an HCA's or a switch's port on
+     * its way): a request of {@code requester}'s work request of {@code opcode} ({@link WrOpcode}),
+     * or the answer to one ({@code response}).
      */
     Fate fate(Port out, QueuePair requester, int opcode, boolean response, int psn);
 }

@@ -33,7 +33,10 @@ final class Requester {
     /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
     private final StagingBuffer staging = new StagingBuffer(); // guarded by the model lock
 
-    /** DONE: the WR ends; RNR: retry after the NAK's timer; LOST: retry after the local ACK timeout; RESEND: retry now (NAK sequence error, READ response gap). */
+    /**
+     * DONE: the WR ends; RNR: retry after the NAK's timer; LOST: retry after the local ACK timeout;
+     * RESEND: retry now (a NAK sequence error, a READ response gap).
+     */
     private enum Kind { DONE, RNR, LOST, RESEND }
 
     private static final Outcome LOST = new Outcome(Kind.LOST, 0, 0, 0);
