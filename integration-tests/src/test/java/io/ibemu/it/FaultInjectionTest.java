@@ -161,6 +161,35 @@ class FaultInjectionTest {
         return Long.parseLong(m.group(1));
     }
 
+    /** A receive ending in error: the server reads the injected status, the client Remote Operational Error. */
+    @Test
+    void ibvRcPingpongServerReadsTheInjectedReceiveStatus() {
+        String id = ctl("fault", "add", "on=wc", "side=recv", "dev=ibemu0", "status=LOC_PROT_ERR", "count=1").assertOk()
+                .stdout().strip();
+        try {
+            int port = Loopback.freePort();
+            String script = String.join("\n",
+                    "out=$(mktemp -d)",
+                    "timeout 120 ibv_rc_pingpong -d ibemu0 -g 0 -p " + port + " -n 5 > $out/server 2>&1 &",
+                    "srv=$!",
+                    Loopback.awaitListening(port, "srv"),
+                    "timeout 120 ibv_rc_pingpong -d ibemu1 -g 0 -p " + port + " -n 5 localhost > $out/client 2>&1",
+                    "c=$?",
+                    "wait $srv; s=$?",
+                    "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
+                    "rm -rf $out");
+            Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
+            assertTrue(r.stdout().contains("== server (1)"), r.toString());
+            assertTrue(r.stdout().contains("Failed status local protection error (4) for wr_id 1"), r.toString());
+            assertTrue(r.stdout().contains("== client (1)"), r.toString());
+            assertTrue(r.stdout().contains("Failed status remote operation error (11) for wr_id 2"), r.toString());
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            assertTrue(ib.log().contains("fault rule " + id + " hit wc side=recv dev=ibemu0"), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
     private static void rcPingpongFailsWithRetryExceeded(String id) {
         rcPingpongFailsWithRetryExceeded(id, 1);
     }
