@@ -86,11 +86,11 @@ public final class MadLayer implements AutoCloseable {
         }, delayMs, TimeUnit.MILLISECONDS);
     }
 
-    /** Runs {@code task} under the fabric lock after {@code nanos} (a MAD a fault rule delays). */
-    ScheduledFuture<?> scheduleNanos(Runnable task, long nanos) {
+    /** Puts {@code step} on the wire's queue after {@code nanos}, as a transmit is (a MAD a fault rule delays). */
+    ScheduledFuture<?> later(Runnable step, long nanos) {
         return timer.schedule(() -> {
             synchronized (lock()) {
-                task.run();
+                onWire(step);
             }
         }, nanos, TimeUnit.NANOSECONDS);
     }
@@ -118,7 +118,11 @@ public final class MadLayer implements AutoCloseable {
      * it, as on a real one.
      */
     void transmit(Port from, Datagram d) {
-        wire.addLast(() -> cables.send(from, d));
+        onWire(() -> cables.send(from, d));
+    }
+
+    private void onWire(Runnable step) {
+        wire.addLast(step);
         if (draining) {
             return;
         }

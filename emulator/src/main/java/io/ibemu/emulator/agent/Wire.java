@@ -86,7 +86,7 @@ final class Wire {
             }
             case DELAY -> {
                 // it crosses this cable later (the link and port checks then apply again)
-                layer.scheduleNanos(() -> travel(cross(out, d, false)), fate.delayNanos());
+                layer.later(() -> travel(cross(out, d, false)), fate.delayNanos());
                 return null;
             }
             default -> {
