@@ -4,6 +4,8 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmId;
 import io.ibemu.emulator.control.Console;
 import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.control.ControlServer;
@@ -78,6 +80,8 @@ final class Daemon implements AutoCloseable {
     }
 
     private final MadLayer layer;
+    /** The IB Communication Manager (ib_cm): a CM agent on every local port, as the kernel loads it. */
+    private final Cm cm;
     /** The instance's fault rules: every point consults this one table. */
     private final Faults faults = new Faults();
     /** The data path every local HCA's verbs model shares, and those models' devices. */
@@ -98,6 +102,7 @@ final class Daemon implements AutoCloseable {
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
+        this.cm = new Cm(layer);
         this.link = link;
         this.devices = devices;
         this.sysfs = sysfs;
@@ -142,15 +147,19 @@ final class Daemon implements AutoCloseable {
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
+            for (LocalHca hca : hcas) {
+                daemon.addCmDevice(hca);
+            }
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
             infiniband.build(hcas);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev,
+                    () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
-                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, daemon.cm, initial.stream()
                         .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
                 // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
                 Path netSys = Files.createDirectories(work.resolve("netsys"));
@@ -165,6 +174,9 @@ final class Daemon implements AutoCloseable {
                 }
             }
             sysfs.mount(sysDir);
+            if (daemon.ipoib != null) {
+                daemon.ipoib.publish(ipoibSysfs(sysfs, sysDir, work.resolve("netsys")));
+            }
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
@@ -192,7 +204,7 @@ final class Daemon implements AutoCloseable {
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
                     Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib,
-                            "fault", daemon::fault)), o.state());
+                            "cm", daemon::cmIds, "fault", daemon::fault)), o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
@@ -219,6 +231,28 @@ final class Daemon implements AutoCloseable {
             daemon.close();
             throw new StartFailure("interrupted while the udev rules ran");
         }
+    }
+
+    /**
+     * The IPoIB netdev directories: built in the tree under devices/virtual/net, each bound over
+     * the TAP's real directory of the same name (so /sys/class/net/ibN, a link into it, shows
+     * IPoIB's files), unbound before the interface goes.
+     */
+    private static Ipoib.Sysfs ipoibSysfs(SysfsTree sysfs, Path sysDir, Path netSys) {
+        Path virtualNet = Path.of("devices", "virtual", "net");
+        Path real = Path.of("/sys").resolve(virtualNet);
+        return new Ipoib.Sysfs(sysfs.root().dir("devices").dir("virtual").dir("net"), netSys.resolve(virtualNet),
+                InfinibandSysfs::functionPath, new Ipoib.NetdevDirectories() {
+                    @Override
+                    public void shown(String name) throws IOException {
+                        MountNamespace.graft(sysDir.resolve(virtualNet).resolve(name), real.resolve(name));
+                    }
+
+                    @Override
+                    public void hidden(String name) throws IOException {
+                        MountNamespace.uncover(real.resolve(name));
+                    }
+                });
     }
 
     /** --sm preset: the subnet of the first cabled local port, configured before anything listens to it. */
@@ -442,12 +476,31 @@ final class Daemon implements AutoCloseable {
         }
     }
 
-    /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */
+    /** `ctl cm`: each live CM id as {@code ibemu0/1 local 0x... remote 0x... ESTABLISHED service 0x...}. */
+    private List<String> cmIds(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("usage: cm");
+        }
+        List<String> lines = new ArrayList<>();
+        for (CmId id : cm.ids()) {
+            lines.add(String.format("%s/%d local 0x%08x remote 0x%08x %s service 0x%016x", id.hca().local().name(),
+                    id.port(), id.localId(), id.remoteId(), id.state(), id.serviceId()));
+        }
+        return lines;
+    }
+
+    /**
+     * `ctl objects`: each local HCA's open uverbs files and verbs objects and its live CM ids
+     * ({@code cm_id}), then removed HCAs' still open files.
+     */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
+        List<CmId> cmIds = cm.ids();
         for (Hotplug.Plugged p : hotplug.all()) {
             UverbsDevice uverbs = p.uverbs();
-            counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
+            Map<String, Integer> line = new java.util.LinkedHashMap<>(uverbs.objectCounts());
+            line.put("cm_id", (int) cmIds.stream().filter(id -> id.hca().local() == p.hca()).count());
+            counts.put(uverbs.hca().local().name(), line);
         }
         for (UverbsDevice uverbs : hotplug.unpluggedStillOpen()) {
             // files of a removed HCA stay open until their owners close them; their objects are gone
@@ -481,7 +534,22 @@ final class Daemon implements AutoCloseable {
                 p.uverbs().hca().close();
             }
         }
+        cm.close();
         link.close();
         layer.close();
+    }
+
+    /** cm_add_one for a local HCA. */
+    private void addCmDevice(LocalHca hca) throws IOException {
+        try {
+            cm.addDevice(hca);
+        } catch (io.ibemu.kernel.Errno e) {
+            throw new IOException("ib_cm: cannot register the CM agent on " + hca.name() + ": errno " + e.code());
+        }
+    }
+
+    /** The Communication Manager, for the consumers the daemon wires to it (rdma_cm). */
+    Cm cm() {
+        return cm;
     }
 }

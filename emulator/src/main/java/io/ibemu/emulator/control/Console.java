@@ -67,8 +67,8 @@ public final class Console {
                                               -o FILE.svg lays it out with dot); --digest: only
                                               a fingerprint that changes when the drawing does
               objects                         per local HCA, the open uverbs files and the verbs
-                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd);
-                                              then "NAME (removed)" for a removed HCA whose files
+                                              objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd),
+                                              and its live IB CM ids (cm_id); then "NAME (removed)" for a removed HCA whose files
                                               are still open (their objects went with it)
               events                          the uevents of the emulated devices, oldest first, one a
                                               line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)
@@ -88,6 +88,8 @@ public final class Console {
                                               -w FILE (-w - for stdout: ... | tshark -r -), in
                                               ERF records as ibdump does (-y INFINIBAND: link
                                               type 247, which Wireshark 4.0 does not read)
+              cm                              the live IB CM ids, one a line: device/port, local
+                                              and remote communication ID, state, service ID
               ipoib                           with --ipoib: each interface's port, 20-byte hardware
                                               address and carrier, then the neighbours it met
                                               (the stand-in MAC the kernel's ARP cache shows -> the
@@ -201,7 +203,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, ipoib, fault or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, cm, ipoib, fault or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {
