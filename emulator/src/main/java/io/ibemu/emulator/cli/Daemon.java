@@ -17,6 +17,7 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
+import io.ibemu.emulator.rdmacm.RdmaCmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.fault.FaultControl;
 import io.ibemu.emulator.fault.FaultSyntaxException;
@@ -95,6 +96,8 @@ final class Daemon implements AutoCloseable {
     /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
     private volatile Ipoib ipoib;
     private volatile boolean closed;
+    /** /dev/infiniband/rdma_cm: the RDMA connection manager's ids, all files'. */
+    private final RdmaCmDevice rdmaCm = new RdmaCmDevice();
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
@@ -142,9 +145,14 @@ final class Daemon implements AutoCloseable {
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
+            // ucma's misc device, one for the machine: the RDMA CM over every local HCA
+            devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
+                    daemon.rdmaCm);
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
             infiniband.build(hcas);
+            infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
+                    RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
                     readIdentities(o.identity()), o.kernelAbi(), daemon.faults), locals, () -> daemon.udev);
@@ -170,6 +178,10 @@ final class Daemon implements AutoCloseable {
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
+            MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
+                    Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
+            MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
+                    "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
             for (LocalHca hca : hcas) {
                 String port = InfinibandSysfs.rootPort(hca.pciSlot());
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
@@ -197,7 +209,9 @@ final class Daemon implements AutoCloseable {
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
                     (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
-                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())));
+                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())),
+                    List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
+                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)));
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
@@ -453,6 +467,7 @@ final class Daemon implements AutoCloseable {
             // files of a removed HCA stay open until their owners close them; their objects are gone
             counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
         }
+        counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
         return counts;
     }
 
