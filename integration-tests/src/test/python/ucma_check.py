@@ -103,6 +103,54 @@ def nl_chardev(client, dev_index=None):
     return 0, attrs
 
 
+AF_INET, AF_INET6, AF_IB = 2, 10, 27
+RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ADDR_ERROR = 0, 1
+ETIMEDOUT = 110
+
+
+def sin(ip, port=0):
+    """A sockaddr_in6-sized member holding a sockaddr_in."""
+    return struct.pack("<H", AF_INET) + struct.pack(">H", port) + bytes(int(x) for x in ip.split(".")) + b"\0" * 20
+
+
+def bind_ip(fd, cm_id, ip, port=0):
+    return cmd(fd, BIND_IP, struct.pack("<Q", 0) + sin(ip, port) + struct.pack("<I", cm_id), 0)
+
+
+def resolve_ip(fd, cm_id, dst, timeout_ms=2000, src=None):
+    return cmd(fd, RESOLVE_IP, (sin(src) if src else b"\0" * 28) + sin(dst) + struct.pack("<II", cm_id, timeout_ms), 0)
+
+
+def get_event(fd):
+    ev = Buf(EVENT_RESP)
+    cmd(fd, GET_EVENT, struct.pack("<Q", ev.addr), EVENT_RESP)
+    uid, cm_id, event, status = struct.unpack_from("<QIIi", ev.b.raw)
+    return uid, cm_id, event, status
+
+
+def query_addr(fd, cm_id):
+    resp = Buf(280)
+    cmd(fd, 19, struct.pack("<QII", resp.addr, cm_id, 0), 280)
+    guid, port, _, pkey, src_size, dst_size = struct.unpack_from(">QBBHHH", resp.b.raw)
+    src = resp.b.raw[16:16 + 128]
+    return guid, port, struct.unpack_from(">H", resp.b.raw, 10)[0], src  # pkey in network order
+
+
+def addresses(launcher, instance):
+    """The IPv4 addresses of ib0 and ib1."""
+    out = subprocess.run(["ip", "-o", "-4", "addr"], capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        t = line.split()
+        found[t[1]] = t[3].split("/")[0]
+    return found
+
+
+def node_guid(hca):
+    with open(f"/sys/class/infiniband/{hca}/node_guid") as f:
+        return int(f.read().strip().replace(":", ""), 16)
+
+
 def cm_ids(launcher, instance):
     out = subprocess.run([launcher, "ctl", "--name", instance, "objects"], capture_output=True, text=True).stdout
     for line in out.splitlines():
@@ -168,6 +216,48 @@ def main():
     os.close(other)
     os.close(fd)
     check(cm_ids(launcher, instance) == 0, "close() destroyed every id of the file")
+
+    ip = addresses(launcher, instance)
+    fd = os.open(DEV, os.O_RDWR)
+    a = create_id(fd, PS_TCP)
+    check(errno_of(lambda: bind_ip(fd, a, "10.99.99.99")) == errno.EADDRNOTAVAIL,
+          "BIND_IP to an address no interface has: EADDRNOTAVAIL")
+    check(bind_ip(fd, a, ip["ib0"], 7471) > 0, f"BIND_IP to ib0's {ip['ib0']}:7471")
+    check(errno_of(lambda: bind_ip(fd, a, ip["ib0"], 7472)) == errno.EINVAL, "a second bind of the id: EINVAL")
+    b = create_id(fd, PS_TCP)
+    check(errno_of(lambda: bind_ip(fd, b, "0.0.0.0", 7471)) == errno.EADDRINUSE,
+          "another id on the same TCP port: EADDRINUSE")
+    u = create_id(fd, PS_UDP)
+    check(bind_ip(fd, u, ip["ib0"], 7471) > 0, "the same port in the UDP port space is free")
+    ib_sockaddr = struct.pack("<H", AF_IB) + b"\0" * 26
+    check(errno_of(lambda: cmd(fd, BIND_IP, struct.pack("<Q", 0) + ib_sockaddr + struct.pack("<I", b), 0))
+          == errno.EINVAL, "BIND_IP of an AF_IB address: EINVAL (rdma_addr_size_in6)")
+    guid, port, pkey, src = query_addr(fd, a)
+    check(guid == node_guid("ibemu0") and port == 1 and pkey == 0xffff,
+          "QUERY ADDR of the bound id: ibemu0 port 1, P_Key 0xffff", (hex(guid), port, hex(pkey)))
+
+    c = create_id(fd, PS_TCP)
+    resolve_ip(fd, c, ip["ib1"])
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    check(p.poll(10000) != [], "poll turns readable when ADDR_RESOLVED is queued")
+    uid, cm_id, event, status = get_event(fd)
+    check((uid, cm_id, event, status) == (0x1234, c, RDMA_CM_EVENT_ADDR_RESOLVED, 0),
+          "RESOLVE_IP to ib1's address: ADDR_RESOLVED for the id with its uid", (uid, cm_id, event, status))
+    guid, port, pkey, src = query_addr(fd, c)
+    check(guid == node_guid("ibemu1") and src[4:8] == bytes(int(x) for x in ip["ib1"].split(".")),
+          "a local destination resolves through its own interface (ibemu1, source = destination)",
+          (hex(guid), src[:8].hex()))
+    check(errno_of(lambda: resolve_ip(fd, c, ip["ib1"])) == errno.EINVAL, "RESOLVE_IP of a resolved id: EINVAL")
+    d = create_id(fd, PS_TCP)
+    check(errno_of(lambda: resolve_ip(fd, d, "10.99.99.99")) == errno.ENETUNREACH,
+          "RESOLVE_IP with no route: ENETUNREACH")
+    net = ip["ib0"].rsplit(".", 1)[0]
+    resolve_ip(fd, d, net + ".250", timeout_ms=300)
+    uid, cm_id, event, status = get_event(fd)
+    check((cm_id, event, status) == (d, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT),
+          "RESOLVE_IP to an address nobody answers ARP for: ADDR_ERROR -ETIMEDOUT", (cm_id, event, status))
+    os.close(fd)
 
     r, w = os.pipe()
     pid = os.fork()

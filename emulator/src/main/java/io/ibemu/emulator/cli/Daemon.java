@@ -17,6 +17,7 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
+import io.ibemu.emulator.rdmacm.RdmaCm;
 import io.ibemu.emulator.rdmacm.RdmaCmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.fault.FaultControl;
@@ -97,7 +98,8 @@ final class Daemon implements AutoCloseable {
     private volatile Ipoib ipoib;
     private volatile boolean closed;
     /** /dev/infiniband/rdma_cm: the RDMA connection manager's ids, all files'. */
-    private final RdmaCmDevice rdmaCm = new RdmaCmDevice();
+    private volatile RdmaCmDevice rdmaCm;
+    private volatile RdmaCm cm;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
@@ -146,6 +148,9 @@ final class Daemon implements AutoCloseable {
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
             // ucma's misc device, one for the machine: the RDMA CM over every local HCA
+            daemon.cm = new RdmaCm(fabric, () -> daemon.hotplug == null ? List.of()
+                    : daemon.hotplug.all().stream().map(Hotplug.Plugged::hca).toList(), () -> daemon.ipoib);
+            daemon.rdmaCm = new RdmaCmDevice(daemon.cm);
             devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
                     daemon.rdmaCm);
             devices.mount(devDir);
@@ -467,7 +472,9 @@ final class Daemon implements AutoCloseable {
             // files of a removed HCA stay open until their owners close them; their objects are gone
             counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
         }
-        counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
+        if (rdmaCm != null) {
+            counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
+        }
         return counts;
     }
 
@@ -477,6 +484,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (cm != null) {
+            cm.close();
+        }
         if (ipoib != null) {
             ipoib.close();
         }

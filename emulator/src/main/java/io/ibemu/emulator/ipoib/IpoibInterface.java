@@ -190,6 +190,11 @@ final class IpoibInterface implements AutoCloseable {
         return own;
     }
 
+    /** The neighbour a stand-in MAC of this interface's ARP cache means, or null. */
+    HardwareAddress neighbour(byte[] mac) {
+        return macs.address(mac, 0);
+    }
+
     /** {@code ib0 port ibemu0/1 address 00:00:00:02:fe:80:... carrier on}, then {@code   neigh MAC ADDRESS} lines. */
     List<String> describe() {
         List<String> lines = new ArrayList<>();

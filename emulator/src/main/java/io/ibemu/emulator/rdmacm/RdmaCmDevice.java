@@ -23,6 +23,11 @@ public final class RdmaCmDevice implements CharDevice {
     public static final int ABI_VERSION = Ucma.ABI_VERSION;
 
     final ContextTable contexts = new ContextTable();
+    final RdmaCm cm;
+
+    public RdmaCmDevice(RdmaCm cm) {
+        this.cm = cm;
+    }
 
     @Override
     public DeviceFile open(Caller caller, int openFlags) {

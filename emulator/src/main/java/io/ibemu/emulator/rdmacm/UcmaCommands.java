@@ -21,7 +21,15 @@ final class UcmaCommands {
     static final UcmaCommand[] TABLE = table(
             UcmaCommand.io(CREATE_ID, "CREATE_ID", Ucma.CREATE_ID, Ucma.CREATE_ID_RESP, UcmaCommands::createId),
             UcmaCommand.io(DESTROY_ID, "DESTROY_ID", Ucma.DESTROY_ID, Ucma.DESTROY_ID_RESP, UcmaCommands::destroyId),
-            UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent));
+            UcmaCommand.in(BIND_IP, "BIND_IP", Ucma.BIND_IP, UcmaCommands::bindIp),
+            UcmaCommand.in(RESOLVE_IP, "RESOLVE_IP", Ucma.RESOLVE_IP, UcmaCommands::resolveIp),
+            new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
+                    UcmaCommands::queryRoute),
+            UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
+            UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
+            UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
+            UcmaCommand.in(BIND, "BIND", Ucma.BIND, UcmaCommands::bind),
+            UcmaCommand.in(RESOLVE_ADDR, "RESOLVE_ADDR", Ucma.RESOLVE_ADDR, UcmaCommands::resolveAddr));
 
     private static UcmaCommand[] table(UcmaCommand... commands) {
         UcmaCommand[] t = new UcmaCommand[JOIN_MCAST + 1];
@@ -41,7 +49,7 @@ final class UcmaCommands {
         UcmaFile file = r.file();
         UcmaContext c = file.newContext();
         c.uid = r.get("uid");
-        c.cmId = new CmaId(ps, qpType, (id, event) -> file.queue(c, id, event));
+        c.cmId = new CmaId(file.device.cm, ps, qpType, (id, event) -> file.queue(c, id, event));
         byte[] resp = new byte[Ucma.CREATE_ID_RESP.size()];
         Ucma.CREATE_ID_RESP.field("id").put(resp, 0, c.id);
         try {
@@ -64,6 +72,224 @@ final class UcmaCommands {
 
     private static void getEvent(UcmaRequest r) throws Errno {
         r.file().getEvent(r, r.get("response"));
+    }
+
+    // ---- addresses ----
+
+    private static final int RDMA_OPTION_ID = 0, RDMA_OPTION_IB = 1;
+    private static final int OPTION_TOS = 0, OPTION_REUSEADDR = 1, OPTION_AFONLY = 2, OPTION_ACK_TIMEOUT = 3;
+    private static final int OPTION_IB_PATH = 1;
+    private static final int QUERY_ADDR = 0, QUERY_PATH = 1, QUERY_GID = 2;
+
+    /** rdma_addr_size_in6: a sockaddr_in6 member holding an AF_INET or AF_INET6 address, else none (EINVAL). */
+    private static SockAddr in6(UcmaRequest r, String member) throws Errno {
+        byte[] b = r.bytes(member);
+        int family = (b[0] & 0xff) | (b[1] & 0xff) << 8;
+        if (family != SockAddr.AF_INET && family != SockAddr.AF_INET6) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return SockAddr.decode(b);
+    }
+
+    /** rdma_addr_size_kss: a sockaddr_storage whose family's size is exactly {@code size} (EINVAL otherwise). */
+    private static SockAddr storage(UcmaRequest r, String member, int size) throws Errno {
+        byte[] b = r.bytes(member);
+        int family = (b[0] & 0xff) | (b[1] & 0xff) << 8;
+        if (size == 0 || SockAddr.size(family) != size) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return SockAddr.decode(b);
+    }
+
+    /** CAP_NET_BIND_SERVICE, as the caller's uid tells it. */
+    private static boolean privileged(UcmaRequest r) {
+        return r.caller().uid() == 0;
+    }
+
+    /** ucma_bind_ip: the address checked, then rdma_bind_addr. */
+    private static void bindIp(UcmaRequest r) throws Errno {
+        SockAddr a = in6(r, "addr");
+        r.context().cmId.bind(a, privileged(r));
+    }
+
+    /** ucma_bind: reserved zero and addr_size the family's (EINVAL), then rdma_bind_addr. */
+    private static void bind(UcmaRequest r) throws Errno {
+        if (r.get("reserved") != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        SockAddr a = storage(r, "addr", r.getInt("addr_size"));
+        r.context().cmId.bind(a, privileged(r));
+    }
+
+    /** ucma_resolve_ip: a source family of 0 means none given. */
+    private static void resolveIp(UcmaRequest r) throws Errno {
+        byte[] src = r.bytes("src_addr");
+        SockAddr from = src[0] == 0 && src[1] == 0 ? null : in6(r, "src_addr");
+        SockAddr to = in6(r, "dst_addr");
+        r.context().cmId.resolveAddr(from, to, r.getInt("timeout_ms"), privileged(r));
+    }
+
+    /** ucma_resolve_addr: src_size 0 means none given; dst_size must be the family's. */
+    private static void resolveAddr(UcmaRequest r) throws Errno {
+        if (r.get("reserved") != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        int srcSize = r.getInt("src_size");
+        SockAddr from = srcSize == 0 ? null : storage(r, "src_addr", srcSize);
+        SockAddr to = storage(r, "dst_addr", r.getInt("dst_size"));
+        r.context().cmId.resolveAddr(from, to, r.getInt("timeout_ms"), privileged(r));
+    }
+
+    /** ucma_set_option: level and name decide; a wrong optlen is EINVAL, an unknown name or level ENOSYS. */
+    private static void setOption(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        int level = r.getInt("level");
+        int name = r.getInt("optname");
+        int optlen = r.getInt("optlen");
+        byte[] value;
+        try {
+            value = r.caller().readMemory(r.get("optval"), optlen);
+        } catch (Errno e) {
+            throw Errno.of(Errno.EFAULT);
+        }
+        if (level == RDMA_OPTION_ID) {
+            switch (name) {
+                case OPTION_TOS -> {
+                    requireLength(optlen, 1);
+                    id.tos(value[0] & 0xff);
+                }
+                case OPTION_REUSEADDR -> {
+                    requireLength(optlen, 4);
+                    id.reuseAddr(intOf(value) != 0);
+                }
+                case OPTION_AFONLY -> {
+                    requireLength(optlen, 4);
+                    id.afOnly(intOf(value) != 0);
+                }
+                case OPTION_ACK_TIMEOUT -> {
+                    requireLength(optlen, 1);
+                    id.ackTimeout(value[0] & 0xff);
+                }
+                default -> throw Errno.of(Errno.ENOSYS);
+            }
+        } else if (level == RDMA_OPTION_IB && name == OPTION_IB_PATH) {
+            throw Errno.of(Errno.EINVAL); // ucma_set_ib_path: only on a resolved IB route, not kept yet
+        } else {
+            throw Errno.of(Errno.ENOSYS);
+        }
+    }
+
+    private static void requireLength(int optlen, int size) throws Errno {
+        if (optlen != size) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    private static int intOf(byte[] b) {
+        return (b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | (b[3] & 0xff) << 24;
+    }
+
+    /** ucma_query: the context first, then the option (an unknown one ENOSYS). */
+    private static void query(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        switch (r.getInt("option")) {
+            case QUERY_ADDR -> queryAddr(r, id);
+            case QUERY_PATH -> queryPath(r, id);
+            case QUERY_GID -> queryGid(r, id);
+            default -> throw Errno.of(Errno.ENOSYS);
+        }
+    }
+
+    /** ucma_query_addr: ENOSPC below ibdev_index; the device's GUID, index and port; P_Key in network order. */
+    private static void queryAddr(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        if (r.outLength() < s.field("ibdev_index").offset()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        byte[] b = new byte[s.size()];
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
+        }
+        address(b, s, "src", id.source());
+        address(b, s, "dst", id.destination());
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    private static void address(byte[] b, CStruct s, String which, SockAddr a) {
+        if (a == null) {
+            return;
+        }
+        s.field(which + "_size").put(b, 0, a.size());
+        System.arraycopy(a.encode(a.size()), 0, b, s.field(which + "_addr").offset(), a.size());
+    }
+
+    /** ucma_query_gid: both ends as sockaddr_ib: GID, P_Key, the service id and a full mask. */
+    private static void queryGid(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        if (r.outLength() < s.field("ibdev_index").offset()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        byte[] b = new byte[s.size()];
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
+        }
+        SockAddr src = id.source();
+        SockAddr dst = id.destination();
+        byte[] sgid = d != null ? d.sgid() : new byte[16];
+        byte[] dgid = d != null && d.dgid() != null ? d.dgid() : new byte[16];
+        int pkey = d != null ? d.pkey() : 0;
+        SockAddr sib = src != null && src.family() == SockAddr.AF_IB ? src
+                : new SockAddr(SockAddr.AF_IB, sgid, 0, pkey, id.serviceId(), -1L, 0);
+        SockAddr dib = dst != null && dst.family() == SockAddr.AF_IB ? dst
+                : new SockAddr(SockAddr.AF_IB, dgid, 0, pkey, id.serviceId(), -1L, 0);
+        address(b, s, "src", sib);
+        address(b, s, "dst", dib);
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    /** ucma_query_path: ENOSPC below the header; the route's paths (none before RESOLVE_ROUTE). */
+    private static void queryPath(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_PATH_RESP;
+        if (r.outLength() < s.size()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        byte[] b = new byte[s.size()];
+        r.respond(r.get("response"), b);
+    }
+
+    /** ucma_query_route: the IP addresses always; GUID, index, port and the route's GIDs once bound to a device. */
+    private static void queryRoute(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        CStruct s = Ucma.QUERY_ROUTE_RESP;
+        byte[] b = new byte[s.size()];
+        for (String which : new String[] {"src", "dst"}) {
+            SockAddr a = which.equals("src") ? id.source() : id.destination();
+            if (a != null && a.family() != SockAddr.AF_IB) {
+                int n = a.family() == SockAddr.AF_INET ? SockAddr.SIZE_IN : SockAddr.SIZE_IN6;
+                System.arraycopy(a.encode(n), 0, b, s.field(which + "_addr.sin6_family").offset(), n);
+            }
+        }
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            // ucma_copy_ib_route with no path yet: the GIDs and P_Key of the address
+            System.arraycopy(d.sgid(), 0, b, s.field("ib_route[0].sgid").offset(), 16);
+            if (d.dgid() != null) {
+                System.arraycopy(d.dgid(), 0, b, s.field("ib_route[0].dgid").offset(), 16);
+            }
+            s.field("ib_route[0].pkey").put(b, 0, d.pkey());
+        }
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
     }
 
     /** struct rdma_ucm_event_resp for {@code event} of {@code c} (ucma_create_uevent). */

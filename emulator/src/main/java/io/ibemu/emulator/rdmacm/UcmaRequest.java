@@ -2,6 +2,7 @@ package io.ibemu.emulator.rdmacm;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.kernel.CField;
+import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
 /**
@@ -19,8 +20,15 @@ record UcmaRequest(UcmaFile file, Caller caller, UcmaCommand command, byte[] in,
         return (int) get(member);
     }
 
+    /** A byte array member, or a nested struct member whole (its first field to offsetofend). */
     byte[] bytes(String member) {
-        return command.request().field(member).slice(in);
+        CStruct s = command.request();
+        if (s.fields().containsKey(member)) {
+            return s.field(member).slice(in);
+        }
+        int from = s.fields().values().stream().filter(f -> f.name().startsWith(member + "."))
+                .mapToInt(CField::offset).min().orElseThrow();
+        return java.util.Arrays.copyOfRange(in, from, s.endOf(member));
     }
 
     /** The ucma_context the request's {@code id} names, as ucma_get_ctx finds it. */

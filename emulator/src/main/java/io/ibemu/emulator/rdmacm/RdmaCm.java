@@ -1,0 +1,120 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.ipoib.Ipoib;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The RDMA CM of the machine (cma.c's module state): the local HCAs it binds ids to, the IPoIB
+ * interfaces it translates IP addresses over (none without {@code --ipoib}), the ports of each
+ * port space, and its work queue, the one thread on which address and route work finishes and
+ * events are reported (cma_wq), holding no lock of the model or the fabric.
+ */
+public final class RdmaCm implements AutoCloseable {
+    final Fabric fabric;
+    private final Supplier<List<LocalHca>> hcas;
+    private final Supplier<Ipoib> ipoib;
+    final PortTable ports = new PortTable();
+    final AddressResolver addresses;
+    private final ScheduledExecutorService work = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "rdma_cm");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public RdmaCm(Fabric fabric, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
+        this.fabric = fabric;
+        this.hcas = hcas;
+        this.ipoib = ipoib;
+        this.addresses = new AddressResolver(ipoib);
+    }
+
+    /** Runs {@code task} on the work queue after {@code delayMs}. */
+    void later(long delayMs, Runnable task) {
+        work.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    Optional<Ipoib> ipoib() {
+        return Optional.ofNullable(ipoib.get());
+    }
+
+    /**
+     * cma_bind_loopback: the first port of any device that is ACTIVE (else the first port of the
+     * first device), its GID at index 0 and the P_Key at index 0; empty without a device (ENODEV).
+     */
+    Optional<CmaDevice> loopbackDevice() {
+        CmaDevice first = null;
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : hcas.get()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    CmaDevice d = new CmaDevice(hca, p, SockAddr.gid(port.subnetPrefix(), port.guid()),
+                            port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff, null);
+                    if (port.state() == PortState.ACTIVE) {
+                        return Optional.of(d);
+                    }
+                    if (first == null) {
+                        first = d;
+                    }
+                }
+            }
+        }
+        return Optional.ofNullable(first);
+    }
+
+    /**
+     * cma_acquire_dev_by_src_ip (and cma_resolve_ib_dev): the device port whose GID table holds
+     * {@code gid} and whose P_Key table holds {@code pkey} (the membership bit aside).
+     */
+    Optional<CmaDevice> deviceByGid(byte[] gid, int pkey) {
+        long prefix = SockAddr.gidPrefixOf(gid);
+        long guid = SockAddr.gidGuidOf(gid);
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : hcas.get()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    if (port.subnetPrefix() != prefix || Arrays.stream(port.guids()).noneMatch(g -> g == guid)) {
+                        continue;
+                    }
+                    if (Arrays.stream(port.pkeys()).anyMatch(k -> (k & 0x7fff) == (pkey & 0x7fff) && k != 0)) {
+                        return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The device port that owns {@code gid}, whatever the P_Key (an AF_IB bind names no key). */
+    Optional<CmaDevice> deviceByGid(byte[] gid) {
+        long prefix = SockAddr.gidPrefixOf(gid);
+        long guid = SockAddr.gidGuidOf(gid);
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : hcas.get()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    if (port.subnetPrefix() == prefix && Arrays.stream(port.guids()).anyMatch(g -> g == guid)) {
+                        int pkey = port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff;
+                        return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        work.shutdownNow();
+    }
+}
