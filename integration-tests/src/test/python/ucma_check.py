@@ -104,7 +104,8 @@ def nl_chardev(client, dev_index=None):
 
 
 AF_INET, AF_INET6, AF_IB = 2, 10, 27
-RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ADDR_ERROR = 0, 1
+RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ADDR_ERROR, RDMA_CM_EVENT_ROUTE_RESOLVED = 0, 1, 2
+RESOLVE_ROUTE = 4
 ETIMEDOUT = 110
 
 
@@ -249,6 +250,21 @@ def main():
           "a local destination resolves through its own interface (ibemu1, source = destination)",
           (hex(guid), src[:8].hex()))
     check(errno_of(lambda: resolve_ip(fd, c, ip["ib1"])) == errno.EINVAL, "RESOLVE_IP of a resolved id: EINVAL")
+    check(errno_of(lambda: cmd(fd, RESOLVE_ROUTE, struct.pack("<II", a, 1000), 0)) == errno.EINVAL,
+          "RESOLVE_ROUTE of a bound, unresolved id: EINVAL")
+    cmd(fd, RESOLVE_ROUTE, struct.pack("<II", c, 2000), 0)
+    uid, cm_id, event, status = get_event(fd)
+    check((cm_id, event, status) == (c, RDMA_CM_EVENT_ROUTE_RESOLVED, 0),
+          "RESOLVE_ROUTE: ROUTE_RESOLVED with OpenSM's PathRecord", (cm_id, event, status))
+    resp = Buf(8 + 72)
+    cmd(fd, 19, struct.pack("<QII", resp.addr, c, 1), 8 + 72 + 1)
+    num_paths = resp.u32()
+    flags = resp.u32(8)
+    dlid = struct.unpack_from(">H", resp.b.raw, 16 + 40)[0]
+    with open("/sys/class/infiniband/ibemu1/ports/1/lid") as f:
+        lid = int(f.read(), 16)
+    check(num_paths == 1 and flags == 0x2b and dlid == lid,
+          f"QUERY PATH: one primary bidirectional path to ibemu1's LID {lid}", (num_paths, hex(flags), dlid))
     d = create_id(fd, PS_TCP)
     check(errno_of(lambda: resolve_ip(fd, d, "10.99.99.99")) == errno.ENETUNREACH,
           "RESOLVE_IP with no route: ENETUNREACH")

@@ -148,7 +148,7 @@ final class Daemon implements AutoCloseable {
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
             // ucma's misc device, one for the machine: the RDMA CM over every local HCA
-            daemon.cm = new RdmaCm(fabric, () -> daemon.hotplug == null ? List.of()
+            daemon.cm = new RdmaCm(fabric, layer, () -> daemon.hotplug == null ? List.of()
                     : daemon.hotplug.all().stream().map(Hotplug.Plugged::hca).toList(), () -> daemon.ipoib);
             daemon.rdmaCm = new RdmaCmDevice(daemon.cm);
             devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,

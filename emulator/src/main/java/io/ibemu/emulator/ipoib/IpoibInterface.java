@@ -31,6 +31,7 @@ import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.emulator.hca.WrOpcode;
 import io.ibemu.emulator.mad.McMemberRecord;
 import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.emulator.sa.SaClient;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

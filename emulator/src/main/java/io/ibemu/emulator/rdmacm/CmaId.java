@@ -1,6 +1,8 @@
 package io.ibemu.emulator.rdmacm;
 
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.emulator.sa.SaClient;
 import io.ibemu.kernel.Errno;
 
 import java.net.InetAddress;
@@ -45,6 +47,7 @@ final class CmaId {
     private int tos = -1;
     private int ackTimeout = -1;
     private int resolution; // a new resolution makes the late answers of an older one stale
+    private PathRecord path;
 
     CmaId(RdmaCm cm, PortSpace ps, int qpType, Handler handler) {
         this.cm = cm;
@@ -350,6 +353,88 @@ final class CmaId {
             state = CmaState.ADDR_BOUND;
         }
         report(CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -errno));
+    }
+
+    /**
+     * rdma_resolve_route for InfiniBand (cma_resolve_ib_route): ADDR_RESOLVED becomes ROUTE_QUERY
+     * (EINVAL otherwise); a port that knows no SM has no SA to ask: EAGAIN at once, the id back in
+     * ADDR_RESOLVED; else the SA's PathRecord for the GIDs, P_Key and service id, within
+     * {@code timeoutMs}, gives ROUTE_RESOLVED, or ROUTE_ERROR with -ETIMEDOUT (no answer) or
+     * -EINVAL (an error status, e.g. no path), back in ADDR_RESOLVED.
+     */
+    void resolveRoute(int timeoutMs) throws Errno {
+        exchange(CmaState.ADDR_RESOLVED, CmaState.ROUTE_QUERY);
+        CmaDevice d = device();
+        io.ibemu.emulator.fabric.Port port = d.hca().port(d.port());
+        SaClient sa;
+        boolean known;
+        synchronized (cm.fabric.lock()) {
+            known = port.smLid() != 0 && port.lid() != 0;
+        }
+        try {
+            if (!known) {
+                throw Errno.of(Errno.EAGAIN);
+            }
+            sa = cm.sa(port);
+        } catch (Errno e) {
+            tryExchange(CmaState.ROUTE_QUERY, CmaState.ADDR_RESOLVED);
+            throw e;
+        } catch (java.io.IOException e) {
+            tryExchange(CmaState.ROUTE_QUERY, CmaState.ADDR_RESOLVED);
+            throw Errno.of(Errno.ENOMEM);
+        }
+        SockAddr dst = destination();
+        long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
+        PathRecord q = PathRecord.query(SockAddr.gidPrefixOf(d.sgid()), SockAddr.gidGuidOf(d.sgid()),
+                SockAddr.gidPrefixOf(d.dgid()), SockAddr.gidGuidOf(d.dgid()), d.pkey());
+        PathRecord request = new PathRecord(sid, q.dgidPrefix(), q.dgidInterface(), q.sgidPrefix(),
+                q.sgidInterface(), 0, 0, false, 0, 0, 0, true, 1, q.pkey(), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        long mask = PathRecord.DGID | PathRecord.SGID | PathRecord.PKEY | PathRecord.NUMB_PATH
+                | PathRecord.REVERSIBLE | SERVICE_ID;
+        int attempt;
+        synchronized (this) {
+            attempt = ++resolution;
+        }
+        cm.query(() -> {
+            int status;
+            PathRecord path = null;
+            try {
+                path = sa.path(request, mask, Math.max(timeoutMs, 1), 0);
+                status = 0;
+            } catch (SaClient.Refused e) {
+                status = -Errno.EINVAL;
+            } catch (SaClient.NoSubnetManager e) {
+                status = -Errno.EAGAIN;
+            } catch (java.io.IOException e) {
+                status = -Errno.ETIMEDOUT;
+            }
+            routeDone(attempt, path, status);
+        });
+    }
+
+    /** IB_SA_PATH_REC_SERVICE_ID: the two component mask bits of the 64-bit ServiceID. */
+    private static final long SERVICE_ID = 0x3L;
+
+    /** cma_query_handler: the path kept and ROUTE_RESOLVED, or ROUTE_ERROR back in ADDR_RESOLVED. */
+    private void routeDone(int attempt, PathRecord path, int status) {
+        synchronized (this) {
+            if (attempt != resolution || state != CmaState.ROUTE_QUERY) {
+                return;
+            }
+            if (status == 0) {
+                this.path = path;
+                state = CmaState.ROUTE_RESOLVED;
+            } else {
+                state = CmaState.ADDR_RESOLVED;
+            }
+        }
+        report(status == 0 ? CmaEvent.of(CmaEvent.Type.ROUTE_RESOLVED, 0)
+                : CmaEvent.of(CmaEvent.Type.ROUTE_ERROR, status));
+    }
+
+    /** The route's primary path once RESOLVE_ROUTE found it, else null. */
+    synchronized PathRecord path() {
+        return path;
     }
 
     /** rdma_destroy_id: no event is reported after it returns; the port goes back to its space. */

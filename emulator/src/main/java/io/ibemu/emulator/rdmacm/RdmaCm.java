@@ -4,7 +4,14 @@ import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.sa.SaClient;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
 
 import java.util.Arrays;
 import java.util.List;
@@ -32,8 +39,19 @@ public final class RdmaCm implements AutoCloseable {
         return t;
     });
 
-    public RdmaCm(Fabric fabric, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
+    /** SA queries block their thread until the answer or the timeout: they run here, not on the work queue. */
+    private final ExecutorService queries = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "rdma_cm sa");
+        t.setDaemon(true);
+        return t;
+    });
+    private final MadLayer layer;
+    /** One SA client per port, made at the first route query through it. */
+    private final Map<Port, SaClient> saClients = new HashMap<>();
+
+    public RdmaCm(Fabric fabric, MadLayer layer, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
         this.fabric = fabric;
+        this.layer = layer;
         this.hcas = hcas;
         this.ipoib = ipoib;
         this.addresses = new AddressResolver(ipoib);
@@ -42,6 +60,21 @@ public final class RdmaCm implements AutoCloseable {
     /** Runs {@code task} on the work queue after {@code delayMs}. */
     void later(long delayMs, Runnable task) {
         work.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs a blocking SA query off the work queue. */
+    void query(Runnable task) {
+        queries.execute(task);
+    }
+
+    /** The SA client of {@code port}. */
+    synchronized SaClient sa(Port port) throws IOException {
+        SaClient c = saClients.get(port);
+        if (c == null) {
+            c = new SaClient(layer, port);
+            saClients.put(port, c);
+        }
+        return c;
     }
 
     Optional<Ipoib> ipoib() {
@@ -116,5 +149,10 @@ public final class RdmaCm implements AutoCloseable {
     @Override
     public void close() {
         work.shutdownNow();
+        queries.shutdownNow();
+        synchronized (this) {
+            saClients.values().forEach(SaClient::close);
+            saClients.clear();
+        }
     }
 }

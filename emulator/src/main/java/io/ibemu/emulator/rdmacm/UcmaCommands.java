@@ -1,5 +1,6 @@
 package io.ibemu.emulator.rdmacm;
 
+import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
@@ -23,6 +24,7 @@ final class UcmaCommands {
             UcmaCommand.io(DESTROY_ID, "DESTROY_ID", Ucma.DESTROY_ID, Ucma.DESTROY_ID_RESP, UcmaCommands::destroyId),
             UcmaCommand.in(BIND_IP, "BIND_IP", Ucma.BIND_IP, UcmaCommands::bindIp),
             UcmaCommand.in(RESOLVE_IP, "RESOLVE_IP", Ucma.RESOLVE_IP, UcmaCommands::resolveIp),
+            UcmaCommand.in(RESOLVE_ROUTE, "RESOLVE_ROUTE", Ucma.RESOLVE_ROUTE, UcmaCommands::resolveRoute),
             new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
                     UcmaCommands::queryRoute),
             UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
@@ -140,6 +142,19 @@ final class UcmaCommands {
         r.context().cmId.resolveAddr(from, to, r.getInt("timeout_ms"), privileged(r));
     }
 
+    /** ucma_get_ctx_dev: the context, EINVAL while its id has no device. */
+    private static CmaId withDevice(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        if (id.device() == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return id;
+    }
+
+    private static void resolveRoute(UcmaRequest r) throws Errno {
+        withDevice(r).resolveRoute(r.getInt("timeout_ms"));
+    }
+
     /** ucma_set_option: level and name decide; a wrong optlen is EINVAL, an unknown name or level ENOSYS. */
     private static void setOption(UcmaRequest r) throws Errno {
         CmaId id = r.context().cmId;
@@ -255,13 +270,25 @@ final class UcmaCommands {
         r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
     }
 
-    /** ucma_query_path: ENOSPC below the header; the route's paths (none before RESOLVE_ROUTE). */
+    /** IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
+    private static final int PATH_FLAGS = 1 | 1 << 1 | 1 << 3 | 1 << 5;
+
+    /** ucma_query_path: ENOSPC below the header; as many of the route's paths as the room strictly exceeds. */
     private static void queryPath(UcmaRequest r, CmaId id) throws Errno {
         CStruct s = Ucma.QUERY_PATH_RESP;
         if (r.outLength() < s.size()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        byte[] b = new byte[s.size()];
+        PathRecord path = id.path();
+        int paths = path == null ? 0 : 1;
+        int room = r.outLength() - s.size();
+        int written = paths > 0 && room > Ucma.PATH_REC_DATA.size() ? 1 : 0;
+        byte[] b = new byte[s.size() + written * Ucma.PATH_REC_DATA.size()];
+        s.field("num_paths").put(b, 0, paths);
+        if (written > 0) {
+            Ucma.PATH_REC_DATA.field("flags").put(b, s.size(), PATH_FLAGS);
+            path.encode(b, s.size() + Ucma.PATH_REC_DATA.field("path_rec").offset());
+        }
         r.respond(r.get("response"), b);
     }
 
@@ -282,14 +309,43 @@ final class UcmaCommands {
             s.field("node_guid").put(b, 0, d.hca().node().guid());
             s.field("ibdev_index").put(b, 0, d.hca().index());
             s.field("port_num").put(b, 0, d.port());
-            // ucma_copy_ib_route with no path yet: the GIDs and P_Key of the address
-            System.arraycopy(d.sgid(), 0, b, s.field("ib_route[0].sgid").offset(), 16);
-            if (d.dgid() != null) {
-                System.arraycopy(d.dgid(), 0, b, s.field("ib_route[0].dgid").offset(), 16);
+            PathRecord path = id.path();
+            if (path != null) {
+                s.field("num_paths").put(b, 0, 1);
+                userPath(b, s, "ib_route[0].", path);
+            } else {
+                // ucma_copy_ib_route with no path yet: the GIDs and P_Key of the address
+                System.arraycopy(d.sgid(), 0, b, s.field("ib_route[0].sgid").offset(), 16);
+                if (d.dgid() != null) {
+                    System.arraycopy(d.dgid(), 0, b, s.field("ib_route[0].dgid").offset(), 16);
+                }
+                s.field("ib_route[0].pkey").put(b, 0, d.pkey());
             }
-            s.field("ib_route[0].pkey").put(b, 0, d.pkey());
         }
         r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    /** ib_copy_path_rec_to_user: a PathRecord as struct ib_user_path_rec. */
+    private static void userPath(byte[] b, CStruct s, String prefix, PathRecord p) {
+        System.arraycopy(SockAddr.gid(p.dgidPrefix(), p.dgidInterface()), 0, b, s.field(prefix + "dgid").offset(), 16);
+        System.arraycopy(SockAddr.gid(p.sgidPrefix(), p.sgidInterface()), 0, b, s.field(prefix + "sgid").offset(), 16);
+        s.field(prefix + "dlid").put(b, 0, p.dlid());
+        s.field(prefix + "slid").put(b, 0, p.slid());
+        s.field(prefix + "raw_traffic").put(b, 0, p.rawTraffic() ? 1 : 0);
+        s.field(prefix + "flow_label").put(b, 0, p.flowLabel());
+        s.field(prefix + "reversible").put(b, 0, p.reversible() ? 1 : 0);
+        s.field(prefix + "mtu").put(b, 0, p.mtu());
+        s.field(prefix + "pkey").put(b, 0, p.pkey());
+        s.field(prefix + "hop_limit").put(b, 0, p.hopLimit());
+        s.field(prefix + "traffic_class").put(b, 0, p.trafficClass());
+        s.field(prefix + "numb_path").put(b, 0, p.numbPath());
+        s.field(prefix + "sl").put(b, 0, p.sl());
+        s.field(prefix + "mtu_selector").put(b, 0, p.mtuSelector());
+        s.field(prefix + "rate_selector").put(b, 0, p.rateSelector());
+        s.field(prefix + "rate").put(b, 0, p.rate());
+        s.field(prefix + "packet_life_time_selector").put(b, 0, p.packetLifeSelector());
+        s.field(prefix + "packet_life_time").put(b, 0, p.packetLife());
+        s.field(prefix + "preference").put(b, 0, p.preference());
     }
 
     /** struct rdma_ucm_event_resp for {@code event} of {@code c} (ucma_create_uevent). */
