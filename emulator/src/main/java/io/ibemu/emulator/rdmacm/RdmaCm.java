@@ -5,6 +5,7 @@ import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.emulator.sa.SaClient;
 
@@ -49,9 +50,12 @@ public final class RdmaCm implements AutoCloseable {
     /** One SA client per port, made at the first route query through it. */
     private final Map<Port, SaClient> saClients = new HashMap<>();
 
-    public RdmaCm(Fabric fabric, MadLayer layer, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
+    final Cm ibCm;
+
+    public RdmaCm(Fabric fabric, MadLayer layer, Cm ibCm, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
         this.fabric = fabric;
         this.layer = layer;
+        this.ibCm = ibCm;
         this.hcas = hcas;
         this.ipoib = ipoib;
         this.addresses = new AddressResolver(ipoib);
