@@ -1,12 +1,25 @@
 package io.ibemu.emulator.rdmacm;
 
+import io.ibemu.emulator.cm.CmEvent;
+import io.ibemu.emulator.cm.CmId;
+import io.ibemu.emulator.cm.CmRejectReason;
+import io.ibemu.emulator.cm.CmReplyParam;
+import io.ibemu.emulator.cm.CmRequestParam;
+import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QpAttributeMask;
+import io.ibemu.emulator.hca.QpAttributes;
+import io.ibemu.emulator.hca.QpState;
+import io.ibemu.emulator.hca.QpType;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.emulator.sa.SaClient;
 import io.ibemu.kernel.Errno;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,13 +35,19 @@ final class CmaId {
     static final long IB_IP_PS_TCP = 0x0000000001060000L;
     static final long IB_IP_PS_UDP = 0x0000000001110000L;
     static final long IB_IP_PS_IB = 0x00000000013F0000L;
+    private static final java.util.Random RANDOM = new java.security.SecureRandom();
+    /** IB_CM_REQ/REP/REJ_PRIVATE_DATA_SIZE. */
+    static final int REQ_PRIVATE = 92, REP_PRIVATE = 196, REJ_PRIVATE = 148;
+    /** CMA_CM_RESPONSE_TIMEOUT, CMA_MAX_CM_RETRIES, CMA_CM_MRA_SETTING's service timeout. */
+    private static final int CM_RESPONSE_TIMEOUT = 20, MAX_CM_RETRIES = 15, MRA_SERVICE_TIMEOUT = 24;
     /** How often an unresolved neighbour is looked at again while its resolution runs. */
     private static final long NEIGHBOUR_RETRY_MS = 10;
 
     /** What the id's owner does with its events (the event_handler given to rdma_create_id). */
     @FunctionalInterface
     interface Handler {
-        void event(CmaId id, CmaEvent event);
+        /** False when the owner refuses the event (a CONNECT_REQUEST beyond the backlog). */
+        boolean event(CmaId id, CmaEvent event);
     }
 
     final RdmaCm cm;
@@ -48,6 +67,14 @@ final class CmaId {
     private int ackTimeout = -1;
     private int resolution; // a new resolution makes the late answers of an older one stale
     private PathRecord path;
+    /** cm_id.ib: the IB CM id of a connection (or of a listen on the bound device). */
+    private CmId ibId;
+    /** A listen on every device: one IB CM id per HCA (cma_listen_on_all's per-device children). */
+    private final List<CmId> listenIds = new ArrayList<>();
+    private int qpNum;
+    private boolean srq;
+    /** The starting PSN this side announces (id_priv->seq_num: random, 24 bits). */
+    private final int seqNum = RANDOM.nextInt() & 0xffffff;
 
     CmaId(RdmaCm cm, PortSpace ps, int qpType, Handler handler) {
         this.cm = cm;
@@ -135,11 +162,9 @@ final class CmaId {
         handler = h;
     }
 
-    void report(CmaEvent event) {
+    boolean report(CmaEvent event) {
         Handler h = handler;
-        if (h != null) {
-            h.event(this, event);
-        }
+        return h != null && h.event(this, event);
     }
 
     /**
@@ -437,18 +462,335 @@ final class CmaId {
         return path;
     }
 
+    // ---- connections over the IB CM (cma.c: rdma_listen, rdma_connect, rdma_accept, cma_ib_handler) ----
+
+    /**
+     * rdma_listen: an IDLE id binds to the IPv4 any address first; ADDR_BOUND becomes LISTEN
+     * (EINVAL otherwise); the IB CM listens for the bound port's service id on the bound device,
+     * or on every device when the id is bound to none.
+     */
+    void listen(int backlog) throws Errno {
+        if (state() == CmaState.IDLE) {
+            bind(SockAddr.any(SockAddr.AF_INET), false);
+        }
+        exchange(CmaState.ADDR_BOUND, CmaState.LISTEN);
+        SockAddr src = source();
+        long sid = src.family() == SockAddr.AF_IB ? src.sid() & src.sidMask() : ps.serviceId(src.port());
+        long mask = src.family() == SockAddr.AF_IB ? src.sidMask() : 0;
+        CmaDevice d = device();
+        List<Hca> on = d != null ? List.of(cm.hca(d.hca())) : cm.hcas();
+        List<CmId> made = new ArrayList<>();
+        try {
+            for (Hca hca : on) {
+                CmId id = cm.ibCm.createId(hca, cm.ibHandler);
+                made.add(id);
+                cm.register(id, this);
+                id.listen(sid, mask);
+            }
+        } catch (Errno e) {
+            made.forEach(id -> {
+                cm.forget(id);
+                id.destroy();
+            });
+            tryExchange(CmaState.LISTEN, CmaState.ADDR_BOUND);
+            throw e;
+        }
+        synchronized (this) {
+            listenIds.addAll(made);
+        }
+    }
+
+    /** The private data the REQ or SIDR_REQ carries: the cma_hdr first in the IP port spaces. */
+    private byte[] requestData(byte[] user) throws Errno {
+        SockAddr src = source();
+        SockAddr dst = destination();
+        if (src.family() == SockAddr.AF_IB) {
+            return user;
+        }
+        if (CmaHeader.SIZE + user.length > REQ_PRIVATE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        byte[] b = Arrays.copyOf(CmaHeader.of(src, dst).encode(), CmaHeader.SIZE + user.length);
+        System.arraycopy(user, 0, b, CmaHeader.SIZE, user.length);
+        return b;
+    }
+
+    /**
+     * rdma_connect on a connected (RC/UC) id: ROUTE_RESOLVED becomes CONNECT (EINVAL otherwise);
+     * a REQ with the route's path, the user's QP number and a starting PSN of our own, the
+     * private data after the cma_hdr; any failure returns the id to ROUTE_RESOLVED.
+     */
+    void connect(ConnParam p) throws Errno {
+        exchange(CmaState.ROUTE_RESOLVED, CmaState.CONNECT);
+        CmId id = null;
+        try {
+            if (qpType == QpType.UD.code()) {
+                throw Errno.of(Errno.EOPNOTSUPP); // SIDR is not offered yet
+            }
+            byte[] data = requestData(p.privateData());
+            SockAddr dst = destination();
+            long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
+            synchronized (this) {
+                qpNum = p.qpNum();
+                srq = p.srq();
+            }
+            id = cm.ibCm.createId(cm.hca(device().hca()), cm.ibHandler);
+            cm.register(id, this);
+            synchronized (this) {
+                ibId = id;
+            }
+            id.sendReq(new CmRequestParam(path(), null, sid, p.qpNum(), QpType.ofCode(qpType), seqNum, data,
+                    p.responderResources(), p.initiatorDepth(), CM_RESPONSE_TIMEOUT, p.flowControl(),
+                    CM_RESPONSE_TIMEOUT, Math.min(7, p.retryCount()), Math.min(7, p.rnrRetryCount()), MAX_CM_RETRIES,
+                    p.srq()));
+        } catch (Errno e) {
+            if (id != null) {
+                synchronized (this) {
+                    ibId = null;
+                }
+                cm.forget(id);
+                id.destroy();
+            }
+            tryExchange(CmaState.CONNECT, CmaState.ROUTE_RESOLVED);
+            throw e;
+        }
+    }
+
+    private synchronized CmId ib() throws Errno {
+        if (ibId == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return ibId;
+    }
+
+    /**
+     * rdma_accept: only in CONNECT (EINVAL). With parameters (the passive side), a REP with the
+     * user's QP and our starting PSN; without (the active side after CONNECT_RESPONSE), the RTU
+     * (cma_rep_recv). A failed REP rejects the request.
+     */
+    void accept(ConnParam p) throws Errno {
+        if (state() != CmaState.CONNECT) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmId id = ib();
+        if (p == null) {
+            id.sendRtu(new byte[0]);
+            return;
+        }
+        if (p.privateData().length > REP_PRIVATE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        synchronized (this) {
+            qpNum = p.qpNum();
+            srq = p.srq();
+        }
+        try {
+            id.sendRep(new CmReplyParam(p.qpNum(), seqNum, p.privateData(), p.responderResources(),
+                    p.initiatorDepth(), 0, p.flowControl(), Math.min(7, p.rnrRetryCount()), p.srq()));
+        } catch (Errno e) {
+            try {
+                id.sendRej(CmRejectReason.CONSUMER_DEFINED, new byte[0], new byte[0]);
+            } catch (Errno ignored) {
+                // the REJ is what the state allows, or nothing
+            }
+            throw e;
+        }
+    }
+
+    /** rdma_reject: a REJ with the reason and private data (EINVAL without an IB CM id). */
+    void reject(byte[] privateData, CmRejectReason reason) throws Errno {
+        ib().sendRej(reason, new byte[0], privateData);
+    }
+
+    /** rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first; EINVAL without an IB CM id. */
+    void disconnect() throws Errno {
+        CmId id = ib();
+        try {
+            id.sendDreq(new byte[0]);
+        } catch (Errno e) {
+            try {
+                id.sendDrep(new byte[0]);
+            } catch (Errno ignored) {
+                // neither applies in this state: the kernel returns 0 all the same
+            }
+        }
+    }
+
+    /** rdma_notify: IB_EVENT_COMM_EST establishes the connection (ib_cm_notify); others EINVAL. */
+    void notifyEvent(int event) throws Errno {
+        if (event != IB_EVENT_COMM_EST) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ib().establish();
+    }
+
+    static final int IB_EVENT_COMM_EST = 4;
+
+    /**
+     * rdma_init_qp_attr: with a connection's IB CM id (not UD), what the IB CM gives for the
+     * state; otherwise cma_ib_init_qp_attr's P_Key index and port, and the Q_Key (UD) or no
+     * remote access (connected), whatever state was asked.
+     */
+    QpAttributeChange initQpAttr(QpState target) throws Errno {
+        CmId id;
+        synchronized (this) {
+            id = ibId;
+        }
+        if (id != null && qpType != QpType.UD.code()) {
+            return id.initQpAttr(target);
+        }
+        CmaDevice d = device();
+        int pkeyIndex = cm.pkeyIndex(d).orElseThrow(() -> Errno.of(Errno.ENOENT));
+        QpAttributes.Builder b = QpAttributes.builder().qpState(target).pkeyIndex(pkeyIndex).portNum(d.port());
+        int mask = QpAttributeMask.STATE | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT;
+        if (qpType == QpType.UD.code()) {
+            b.qkey(qkey());
+            mask |= QpAttributeMask.QKEY;
+        } else {
+            b.qpAccessFlags(0);
+            mask |= QpAttributeMask.ACCESS_FLAGS;
+        }
+        return new QpAttributeChange(b.build(), mask);
+    }
+
+    /** RDMA_UDP_QKEY for the UDP and IB spaces; IPOIB's is the broadcast group's (IPoIB's default). */
+    int qkey() {
+        return ps == PortSpace.IPOIB ? IPOIB_QKEY : UDP_QKEY;
+    }
+
+    static final int UDP_QKEY = 0x01234567;
+    static final int IPOIB_QKEY = 0x00000b1b;
+
+    /** cma_ib_req_handler for this listener: a REQ on one of its IB CM ids. */
+    void requestReceived(CmId newIb, CmEvent.ReqReceived r) {
+        CmaId conn;
+        byte[] data = r.privateData();
+        int offset;
+        synchronized (this) {
+            if (state != CmaState.LISTEN) {
+                newIb.destroy();
+                return;
+            }
+            offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
+        }
+        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
+        if (offset > 0 && (hdr == null || !accepts(hdr))) {
+            newIb.destroy();
+            return;
+        }
+        conn = new CmaId(cm, ps, r.qpType().code(), handler);
+        PathRecord p = r.primaryPath();
+        byte[] sgid = SockAddr.gid(p.sgidPrefix(), p.sgidInterface());
+        byte[] dgid = SockAddr.gid(p.dgidPrefix(), p.dgidInterface());
+        synchronized (conn) {
+            conn.device = new CmaDevice(newIb.hca().local(), r.port(), sgid, p.pkey(), dgid);
+            conn.path = p;
+            SockAddr mine = source();
+            if (hdr != null) {
+                conn.source = new SockAddr(hdr.family(), hdr.dst(), mine.port(), 0, 0, 0, 0);
+                conn.destination = new SockAddr(hdr.family(), hdr.src(), hdr.port(), 0, 0, 0, 0);
+            } else {
+                conn.source = mine;
+                conn.destination = new SockAddr(SockAddr.AF_IB, dgid, mine.port(), p.pkey(), mine.sid(), -1L, 0);
+            }
+            conn.state = CmaState.CONNECT;
+            conn.ibId = newIb;
+        }
+        cm.register(newIb, conn);
+        ConnParam param = new ConnParam(r.remoteQpn(), 0, Arrays.copyOfRange(data, offset, REQ_PRIVATE), r.srq(),
+                r.responderResources(), r.initiatorDepth(), r.flowControl(), r.retryCount(), r.rnrRetryCount());
+        if (!report(new CmaEvent(CmaEvent.Type.CONNECT_REQUEST, 0, param.encode(), conn))) {
+            conn.destroy(); // the owner refused it (backlog): the IB CM rejects the REQ
+            return;
+        }
+        try {
+            newIb.sendMra(CmId.MRA_FLAG_DELAY | MRA_SERVICE_TIMEOUT, new byte[0]); // time for the user to accept
+        } catch (Errno e) {
+            // the REQ was answered meanwhile (a fast ACCEPT): no MRA is due
+        }
+    }
+
+    /** cma_match_private_data: the header's destination is our bound address, or we are bound to any. */
+    private synchronized boolean accepts(CmaHeader hdr) {
+        if (source.family() != hdr.family() && !(source.family() == SockAddr.AF_INET6 && !afOnly)) {
+            return false;
+        }
+        return source.isAny() || Arrays.equals(source.address(), hdr.dst());
+    }
+
+    /** cma_ib_handler: the IB CM's events of a connection, as the RDMA CM reports them. */
+    void ibEvent(CmEvent e) {
+        CmaEvent out;
+        synchronized (this) {
+            boolean timewait = e instanceof CmEvent.TimewaitExit;
+            if (!timewait && state != CmaState.CONNECT || timewait && state != CmaState.DISCONNECT) {
+                return;
+            }
+            out = translate(e);
+        }
+        if (out != null) {
+            report(out);
+        }
+    }
+
+    /** The RDMA CM event an IB CM event makes; null for those it does not report (MRA, SIDR). */
+    private CmaEvent translate(CmEvent e) {
+        if (e instanceof CmEvent.ReqError || e instanceof CmEvent.RepError) {
+            return CmaEvent.of(CmaEvent.Type.UNREACHABLE, -Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.RepReceived r) {
+            return new CmaEvent(CmaEvent.Type.CONNECT_RESPONSE, 0, new ConnParam(r.remoteQpn(), 0, r.privateData(),
+                    r.srq(), r.responderResources(), r.initiatorDepth(), r.flowControl(), 0, r.rnrRetryCount())
+                    .encode(), null);
+        }
+        if (e instanceof CmEvent.RtuReceived || e instanceof CmEvent.UserEstablished) {
+            return CmaEvent.of(CmaEvent.Type.ESTABLISHED, 0);
+        }
+        if (e instanceof CmEvent.DreqError) {
+            return disconnected(-Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.DreqReceived || e instanceof CmEvent.DrepReceived) {
+            return disconnected(0);
+        }
+        if (e instanceof CmEvent.TimewaitExit) {
+            return CmaEvent.of(CmaEvent.Type.TIMEWAIT_EXIT, 0);
+        }
+        if (e instanceof CmEvent.RejReceived r) {
+            return new CmaEvent(CmaEvent.Type.REJECTED, r.reason(),
+                    new ConnParam(0, 0, r.privateData(), false, 0, 0, false, 0, 0).encode(), null);
+        }
+        return null;
+    }
+
+    /** CONNECT becomes DISCONNECT with a DISCONNECTED event (called holding this id's monitor). */
+    private CmaEvent disconnected(int status) {
+        state = CmaState.DISCONNECT;
+        return CmaEvent.of(CmaEvent.Type.DISCONNECTED, status);
+    }
+
     /** rdma_destroy_id: no event is reported after it returns; the port goes back to its space. */
     void destroy() {
         PortSpace space;
         int port;
+        List<CmId> ib = new ArrayList<>();
         synchronized (this) {
             state = CmaState.DESTROYING;
             resolution++;
             space = boundSpace;
             port = boundPort;
             boundPort = -1;
+            if (ibId != null) {
+                ib.add(ibId);
+                ibId = null;
+            }
+            ib.addAll(listenIds);
+            listenIds.clear();
         }
         handler = null;
+        for (CmId id : ib) {
+            cm.forget(id);
+            id.destroy(); // what the IB CM sends for its state: REJ, DREQ, DREP
+        }
         if (port >= 0) {
             cm.ports.release(space, this, port);
         }

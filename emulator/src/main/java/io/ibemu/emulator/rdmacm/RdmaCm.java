@@ -6,6 +6,12 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmEvent;
+import io.ibemu.emulator.cm.CmHandler;
+import io.ibemu.emulator.cm.CmId;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.kernel.Errno;
+import java.util.concurrent.ConcurrentHashMap;
 import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.emulator.sa.SaClient;
 
@@ -30,7 +36,7 @@ import java.util.function.Supplier;
  */
 public final class RdmaCm implements AutoCloseable {
     final Fabric fabric;
-    private final Supplier<List<LocalHca>> hcas;
+    private final Supplier<List<Hca>> hcas;
     private final Supplier<Ipoib> ipoib;
     final PortTable ports = new PortTable();
     final AddressResolver addresses;
@@ -52,7 +58,12 @@ public final class RdmaCm implements AutoCloseable {
 
     final Cm ibCm;
 
-    public RdmaCm(Fabric fabric, MadLayer layer, Cm ibCm, Supplier<List<LocalHca>> hcas, Supplier<Ipoib> ipoib) {
+    /** Which RDMA CM id each IB CM id of a connection or listen belongs to. */
+    private final Map<CmId, CmaId> byIbId = new ConcurrentHashMap<>();
+    /** The one handler of every IB CM id the RDMA CM makes (cma_ib_handler, cma_ib_req_handler). */
+    final CmHandler ibHandler = this::ibEvent;
+
+    public RdmaCm(Fabric fabric, MadLayer layer, Cm ibCm, Supplier<List<Hca>> hcas, Supplier<Ipoib> ipoib) {
         this.fabric = fabric;
         this.layer = layer;
         this.ibCm = ibCm;
@@ -64,6 +75,63 @@ public final class RdmaCm implements AutoCloseable {
     /** Runs {@code task} on the work queue after {@code delayMs}. */
     void later(long delayMs, Runnable task) {
         work.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void ibEvent(CmId id, CmEvent event) {
+        if (event instanceof CmEvent.ReqReceived r) {
+            CmaId listener = byIbId.get(r.listenId());
+            if (listener == null) {
+                id.destroy();
+            } else {
+                listener.requestReceived(id, r);
+            }
+            return;
+        }
+        CmaId owner = byIbId.get(id);
+        if (owner != null) {
+            owner.ibEvent(event);
+        }
+    }
+
+    void register(CmId ib, CmaId owner) {
+        byIbId.put(ib, owner);
+    }
+
+    void forget(CmId ib) {
+        byIbId.remove(ib);
+    }
+
+    List<Hca> hcas() {
+        return hcas.get();
+    }
+
+    /** The verbs model of {@code local} (the IB CM sends through it). */
+    Hca hca(LocalHca local) throws Errno {
+        for (Hca h : hcas.get()) {
+            if (h.local() == local) {
+                return h;
+            }
+        }
+        throw Errno.of(Errno.ENODEV);
+    }
+
+    /** ib_find_cached_pkey: the index of the device's P_Key (full membership preferred). */
+    Optional<Integer> pkeyIndex(CmaDevice d) {
+        synchronized (fabric.lock()) {
+            int[] table = d.hca().port(d.port()).pkeys();
+            int partial = -1;
+            for (int i = 0; i < table.length; i++) {
+                if ((table[i] & 0x7fff) == (d.pkey() & 0x7fff) && table[i] != 0) {
+                    if ((table[i] & 0x8000) != 0) {
+                        return Optional.of(i);
+                    }
+                    if (partial < 0) {
+                        partial = i;
+                    }
+                }
+            }
+            return partial < 0 ? Optional.empty() : Optional.of(partial);
+        }
     }
 
     /** Runs a blocking SA query off the work queue. */
@@ -92,7 +160,7 @@ public final class RdmaCm implements AutoCloseable {
     Optional<CmaDevice> loopbackDevice() {
         CmaDevice first = null;
         synchronized (fabric.lock()) {
-            for (LocalHca hca : hcas.get()) {
+            for (LocalHca hca : locals()) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     Port port = hca.port(p);
                     CmaDevice d = new CmaDevice(hca, p, SockAddr.gid(port.subnetPrefix(), port.guid()),
@@ -117,7 +185,7 @@ public final class RdmaCm implements AutoCloseable {
         long prefix = SockAddr.gidPrefixOf(gid);
         long guid = SockAddr.gidGuidOf(gid);
         synchronized (fabric.lock()) {
-            for (LocalHca hca : hcas.get()) {
+            for (LocalHca hca : locals()) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     Port port = hca.port(p);
                     if (port.subnetPrefix() != prefix || Arrays.stream(port.guids()).noneMatch(g -> g == guid)) {
@@ -137,7 +205,7 @@ public final class RdmaCm implements AutoCloseable {
         long prefix = SockAddr.gidPrefixOf(gid);
         long guid = SockAddr.gidGuidOf(gid);
         synchronized (fabric.lock()) {
-            for (LocalHca hca : hcas.get()) {
+            for (LocalHca hca : locals()) {
                 for (int p = 1; p <= hca.node().portCount(); p++) {
                     Port port = hca.port(p);
                     if (port.subnetPrefix() == prefix && Arrays.stream(port.guids()).anyMatch(g -> g == guid)) {
@@ -148,6 +216,10 @@ public final class RdmaCm implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    private List<LocalHca> locals() {
+        return hcas.get().stream().map(Hca::local).toList();
     }
 
     @Override

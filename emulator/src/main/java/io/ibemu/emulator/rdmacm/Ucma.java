@@ -81,6 +81,16 @@ final class Ucma {
             .u8("private_data_len").pad(1, 7).build();
     static final CStruct ECE = CStruct.named("rdma_ucm_ece").u32("vendor_id").u32("attr_mod").build();
 
+    /** struct ib_uverbs_qp_attr (ib_user_verbs.h), INIT_QP_ATTR's response. */
+    static final CStruct QP_ATTR = CStruct.named("ib_uverbs_qp_attr")
+            .u32("qp_attr_mask").u32("qp_state").u32("cur_qp_state").u32("path_mtu").u32("path_mig_state")
+            .u32("qkey").u32("rq_psn").u32("sq_psn").u32("dest_qp_num").u32("qp_access_flags")
+            .struct("ah_attr", AH_ATTR).struct("alt_ah_attr", AH_ATTR).u32("max_send_wr").u32("max_recv_wr")
+            .u32("max_send_sge").u32("max_recv_sge").u32("max_inline_data").u16("pkey_index").u16("alt_pkey_index")
+            .u8("en_sqd_async_notify").u8("sq_draining").u8("max_rd_atomic").u8("max_dest_rd_atomic")
+            .u8("min_rnr_timer").u8("port_num").u8("timeout").u8("retry_cnt").u8("rnr_retry").u8("alt_port_num")
+            .u8("alt_timeout").pad(1, 5).build();
+
     static final CStruct CONNECT = CStruct.named("rdma_ucm_connect")
             .struct("conn_param", CONN_PARAM).u32("id").u32("reserved").struct("ece", ECE).build();
     static final CStruct LISTEN = CStruct.named("rdma_ucm_listen").u32("id").u32("backlog").build();

@@ -1,5 +1,9 @@
 package io.ibemu.emulator.rdmacm;
 
+import io.ibemu.emulator.cm.CmRejectReason;
+import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.hca.QpAttributes;
+import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
@@ -27,6 +31,13 @@ final class UcmaCommands {
             UcmaCommand.in(RESOLVE_ROUTE, "RESOLVE_ROUTE", Ucma.RESOLVE_ROUTE, UcmaCommands::resolveRoute),
             new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
                     UcmaCommands::queryRoute),
+            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect),
+            UcmaCommand.in(LISTEN, "LISTEN", Ucma.LISTEN, UcmaCommands::listen),
+            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept),
+            UcmaCommand.in(REJECT, "REJECT", Ucma.REJECT, UcmaCommands::reject),
+            UcmaCommand.in(DISCONNECT, "DISCONNECT", Ucma.DISCONNECT, UcmaCommands::disconnect),
+            UcmaCommand.io(INIT_QP_ATTR, "INIT_QP_ATTR", Ucma.INIT_QP_ATTR, Ucma.QP_ATTR, UcmaCommands::initQpAttr),
+            UcmaCommand.in(NOTIFY, "NOTIFY", Ucma.NOTIFY, UcmaCommands::notifyEvent),
             UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
             UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
             UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
@@ -346,6 +357,138 @@ final class UcmaCommands {
         s.field(prefix + "packet_life_time_selector").put(b, 0, p.packetLifeSelector());
         s.field(prefix + "packet_life_time").put(b, 0, p.packetLife());
         s.field(prefix + "preference").put(b, 0, p.preference());
+    }
+
+    // ---- connections ----
+
+    /** ucma's max_backlog sysctl default. */
+    private static final int MAX_BACKLOG = 1024;
+
+    /** ucma_listen: a backlog of 0 or above max_backlog is max_backlog. */
+    private static void listen(UcmaRequest r) throws Errno {
+        UcmaContext c = r.context();
+        long backlog = r.get("backlog");
+        int b = backlog == 0 || backlog > MAX_BACKLOG ? MAX_BACKLOG : (int) backlog;
+        synchronized (r.file()) {
+            c.backlog = b;
+        }
+        c.cmId.listen(b);
+    }
+
+    /** ucma_copy_conn_param: the Q_Key only for AF_IB ids. */
+    private static ConnParam connParam(UcmaRequest r, CmaId id) {
+        ConnParam p = ConnParam.decode(r.command().request(), "conn_param.", r.in());
+        return id.family() == SockAddr.AF_IB ? p : new ConnParam(p.qpNum(), 0, p.privateData(), p.srq(),
+                p.responderResources(), p.initiatorDepth(), p.flowControl(), p.retryCount(), p.rnrRetryCount());
+    }
+
+    /** ucma_connect: conn_param.valid required (EINVAL), then the id must have a device. */
+    private static void connect(UcmaRequest r) throws Errno {
+        if (r.get("conn_param.valid") == 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        id.connect(connParam(r, id));
+    }
+
+    /** ucma_accept: with valid parameters the context takes the uid once accepted; without, the active side's RTU. */
+    private static void accept(UcmaRequest r) throws Errno {
+        UcmaContext c = r.context();
+        CmaId id = withDevice(r);
+        if (r.get("conn_param.valid") != 0) {
+            id.accept(connParam(r, id));
+            synchronized (r.file()) {
+                c.uid = r.get("uid");
+            }
+        } else {
+            id.accept(null);
+        }
+    }
+
+    /** ucma_reject: reason 0 means CONSUMER_DEFINED; only it and VENDOR_OPTION_NOT_SUPPORTED are allowed. */
+    private static void reject(UcmaRequest r) throws Errno {
+        int reason = r.getInt("reason");
+        CmRejectReason why;
+        if (reason == 0 || reason == CmRejectReason.CONSUMER_DEFINED.code()) {
+            why = CmRejectReason.CONSUMER_DEFINED;
+        } else if (reason == CmRejectReason.VENDOR_OPTION_NOT_SUPPORTED.code()) {
+            why = CmRejectReason.VENDOR_OPTION_NOT_SUPPORTED;
+        } else {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        int len = r.getInt("private_data_len");
+        id.reject(java.util.Arrays.copyOf(r.bytes("private_data"), len), why);
+    }
+
+    private static void disconnect(UcmaRequest r) throws Errno {
+        withDevice(r).disconnect();
+    }
+
+    private static void notifyEvent(UcmaRequest r) throws Errno {
+        withDevice(r).notifyEvent(r.getInt("event"));
+    }
+
+    /** ucma_init_qp_attr: a state past ERR is EINVAL; the attributes as ib_copy_qp_attr_to_user writes them. */
+    private static void initQpAttr(UcmaRequest r) throws Errno {
+        int state = r.getInt("qp_state");
+        if (state < 0 || state > QpState.ERR.code()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        QpAttributeChange change = id.initQpAttr(QpState.values()[state]);
+        r.respond(r.get("response"), qpAttr(change));
+    }
+
+    private static byte[] qpAttr(QpAttributeChange change) {
+        CStruct s = Ucma.QP_ATTR;
+        QpAttributes a = change.attributes();
+        byte[] b = new byte[s.size()];
+        s.field("qp_attr_mask").put(b, 0, change.mask());
+        s.field("qp_state").put(b, 0, a.qpState() == null ? 0 : a.qpState().code());
+        s.field("cur_qp_state").put(b, 0, a.curQpState() == null ? 0 : a.curQpState().code());
+        s.field("path_mtu").put(b, 0, a.pathMtu());
+        s.field("path_mig_state").put(b, 0, a.pathMigState());
+        s.field("qkey").put(b, 0, a.qkey());
+        s.field("rq_psn").put(b, 0, a.rqPsn());
+        s.field("sq_psn").put(b, 0, a.sqPsn());
+        s.field("dest_qp_num").put(b, 0, a.destQpNum());
+        s.field("qp_access_flags").put(b, 0, a.qpAccessFlags());
+        ah(b, s, "ah_attr.", a.ah());
+        ah(b, s, "alt_ah_attr.", a.altAh());
+        s.field("pkey_index").put(b, 0, a.pkeyIndex());
+        s.field("alt_pkey_index").put(b, 0, a.altPkeyIndex());
+        s.field("en_sqd_async_notify").put(b, 0, a.enSqdAsyncNotify() ? 1 : 0);
+        s.field("max_rd_atomic").put(b, 0, a.maxRdAtomic());
+        s.field("max_dest_rd_atomic").put(b, 0, a.maxDestRdAtomic());
+        s.field("min_rnr_timer").put(b, 0, a.minRnrTimer());
+        s.field("port_num").put(b, 0, a.portNum());
+        s.field("timeout").put(b, 0, a.timeout());
+        s.field("retry_cnt").put(b, 0, a.retryCnt());
+        s.field("rnr_retry").put(b, 0, a.rnrRetry());
+        s.field("alt_port_num").put(b, 0, a.altPortNum());
+        s.field("alt_timeout").put(b, 0, a.altTimeout());
+        return b;
+    }
+
+    /** ib_copy_ah_attr_to_user. */
+    private static void ah(byte[] b, CStruct s, String prefix, io.ibemu.emulator.hca.AhAttributes ah) {
+        if (ah == null) {
+            return;
+        }
+        s.field(prefix + "dlid").put(b, 0, ah.dlid());
+        s.field(prefix + "sl").put(b, 0, ah.sl());
+        s.field(prefix + "src_path_bits").put(b, 0, ah.srcPathBits());
+        s.field(prefix + "static_rate").put(b, 0, ah.staticRate());
+        s.field(prefix + "port_num").put(b, 0, ah.portNum());
+        if (ah.grh() != null) {
+            s.field(prefix + "is_global").put(b, 0, 1);
+            System.arraycopy(ah.grh().dgid(), 0, b, s.field(prefix + "grh.dgid").offset(), 16);
+            s.field(prefix + "grh.flow_label").put(b, 0, ah.grh().flowLabel());
+            s.field(prefix + "grh.sgid_index").put(b, 0, ah.grh().sgidIndex());
+            s.field(prefix + "grh.hop_limit").put(b, 0, ah.grh().hopLimit());
+            s.field(prefix + "grh.traffic_class").put(b, 0, ah.grh().trafficClass());
+        }
     }
 
     /** struct rdma_ucm_event_resp for {@code event} of {@code c} (ucma_create_uevent). */

@@ -34,7 +34,7 @@ class UcmaLayoutTest {
                 Ucma.QUERY_ADDR_RESP, Ucma.QUERY_PATH_RESP, Ucma.CONN_PARAM, Ucma.AH_ATTR, Ucma.UD_PARAM, Ucma.ECE,
                 Ucma.CONNECT, Ucma.LISTEN, Ucma.ACCEPT, Ucma.REJECT, Ucma.DISCONNECT, Ucma.INIT_QP_ATTR, Ucma.NOTIFY,
                 Ucma.JOIN_IP_MCAST, Ucma.JOIN_MCAST, Ucma.GET_EVENT, Ucma.EVENT_RESP, Ucma.SET_OPTION,
-                Ucma.MIGRATE_ID, Ucma.MIGRATE_RESP);
+                Ucma.MIGRATE_ID, Ucma.MIGRATE_RESP, Ucma.QP_ATTR);
         StringBuilder c = new StringBuilder(
                 "#include <rdma/rdma_user_cm.h>\n#include <stddef.h>\n#include <stdio.h>\nint main(void) {\n");
         for (CStruct s : structs) {
