@@ -6,6 +6,7 @@
  * SIDR — with the kernel's timeouts, retries and reject reasons. Consumers ({@code rdmacm})
  * receive {@link io.ibemu.emulator.cm.CmEvent}s through a {@link io.ibemu.emulator.cm.CmHandler}
  * on the CM's own thread. Imports {@code hca}, {@code agent}, {@code fabric}, {@code mad},
- * {@code device} and {@code kernel}; never {@code uverbs} or {@code rdmacm}.
+ * {@code device} and {@code kernel}; never {@code uverbs} or {@code rdmacm}. Imported by {@code cli}
+ * (which starts it) and {@code rdmacm} (its consumer, as cma.c is ib_cm's).
  */
 package io.ibemu.emulator.cm;

@@ -397,6 +397,62 @@ class CmTest {
     }
 
     @Test
+    void aReqFromAQpThatIsStillConnectedIsStaleTheOldConnectionGetsADreq() throws Exception {
+        CmId[] ids = establish();
+        // the same QP number from the same CA again: the first connection must be stale
+        CmId again = f.cm.createId(f.a, active);
+        again.sendReq(CmFabric.request(f.portA, f.portB, SERVICE, 0x111, 0x3000, null, RESPONSE_TIMEOUT, 15));
+        Seen rej = active.next(CmEvent.RejReceived.class);
+        assertSame(again, rej.id());
+        assertEquals(CmRejectReason.STALE_CONN.code(), ((CmEvent.RejReceived) rej.event()).reason());
+        Seen dreq = active.next(CmEvent.DreqReceived.class);
+        assertSame(ids[0], dreq.id(), "B disconnects the stale connection");
+        assertEquals(CmState.DREQ_SENT, ids[1].state());
+        assertEquals(CmState.DREQ_RCVD, ids[0].state());
+        active.next(CmEvent.TimewaitExit.class); // the rejected id: a stale REJ means timewait
+        assertTrue(passive.events.isEmpty(), "no REQ_RECEIVED for the stale REQ: " + passive.events);
+    }
+
+    @Test
+    void ctlDropOnTheSendingPortLosesCmMadsAndThePmaCountsWhatLeaves() throws Exception {
+        listener();
+        long before = f.portA.counter(io.ibemu.emulator.fabric.Port.Counter.XMIT_PKTS);
+        io.ibemu.emulator.fabric.Port sw = f.portA.peer().orElseThrow();
+        long lostBefore = sw.counter(io.ibemu.emulator.fabric.Port.Counter.RCV_ERRORS);
+        // ctl drop a/1 1.0 attr=0x0010 class=0x07: every REQ leaving A is lost
+        f.portA.setDropRate(1.0, CmAttribute.REQ, io.ibemu.emulator.mad.MgmtClass.COMM_MGMT);
+        CmId a = connect(1, 14);
+        assertEquals(SendStatus.RESPONSE_TIMEOUT,
+                ((CmEvent.ReqError) active.next(CmEvent.ReqError.class).event()).sendStatus());
+        assertEquals(2, sw.counter(io.ibemu.emulator.fabric.Port.Counter.RCV_ERRORS) - lostBefore,
+                "the REQ and its one retry, each lost on the cable (the switch port counts PortRcvErrors)");
+        assertTrue(passive.events.isEmpty());
+        f.portA.setDropRate(0, -1);
+        assertEquals(CmState.IDLE, a.state());
+        a.sendReq(CmFabric.request(f.portA, f.portB, SERVICE, 0x111, 0x1000, null, RESPONSE_TIMEOUT, 15));
+        passive.next(CmEvent.ReqReceived.class);
+        assertTrue(f.portA.counter(io.ibemu.emulator.fabric.Port.Counter.XMIT_PKTS) > before,
+                "the REQ that went counted in PortXmitPkts");
+    }
+
+    @Test
+    void aConnectionToTheSamePortLoopsBackThroughItsOwnCm() throws Exception {
+        CmId l = f.cm.createId(f.a, passive);
+        l.listen(SERVICE, 0);
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(CmFabric.request(f.portA, f.portA, SERVICE, 0x111, 0x1000, null, RESPONSE_TIMEOUT, 15));
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        assertEquals(CmState.ESTABLISHED, a.state());
+        assertEquals(CmState.ESTABLISHED, b.state());
+        assertEquals(0x222, a.initQpAttr(QpState.RTR).attributes().destQpNum());
+        assertEquals(f.portA.lid(), a.initQpAttr(QpState.RTR).attributes().ah().dlid());
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
