@@ -59,8 +59,9 @@ public final class CmId {
             MRA_REP_SENT, REP_SENT, MRA_REP_RCVD, ESTABLISHED);
     private static final Set<CmState> RTR_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
             MRA_REP_RCVD, ESTABLISHED);
-    private static final Set<CmState> RTS_OK = EnumSet.of(REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD,
-            ESTABLISHED);
+    /** cm_init_qp_rts_attr allows RTS before the REP is sent (REQ_RCVD, MRA_REQ_SENT): rdma_accept needs it. */
+    private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
+            MRA_REP_RCVD, ESTABLISHED);
 
     private final Cm cm;
     private final Hca hca;

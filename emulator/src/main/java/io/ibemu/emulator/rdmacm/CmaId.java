@@ -637,7 +637,12 @@ final class CmaId {
             id = ibId;
         }
         if (id != null && qpType != QpType.UD.code()) {
-            return id.initQpAttr(target);
+            QpAttributeChange c = id.initQpAttr(target);
+            if (target != QpState.RTR) {
+                return c;
+            }
+            // rdma_init_qp_attr: the receive PSN is our own announced one, which the peer's IB CM sends from
+            return new QpAttributeChange(c.attributes().toBuilder().rqPsn(seqNum).build(), c.mask());
         }
         CmaDevice d = device();
         int pkeyIndex = cm.pkeyIndex(d).orElseThrow(() -> Errno.of(Errno.ENOENT));
