@@ -354,14 +354,9 @@ final class CmaId {
             if (attempt != resolution || state != CmaState.ADDR_QUERY) {
                 return;
             }
-            if (device != null && device.hca() != d.hca()) {
-                // bound to another device than the route leads to: cma_acquire_dev refuses it
-                state = CmaState.ADDR_BOUND;
-                report(CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -Errno.ENODEV));
-                return;
-            }
-            device = d;
-            if (src != null) {
+            // addr_handler acquires a device only for an id bound to none: a bound one keeps its own
+            device = device != null ? device.withDgid(d.dgid()) : d;
+            if (src != null && source.isAny()) {
                 source = source.withAddress(src.getAddress());
             }
             state = CmaState.ADDR_RESOLVED;
