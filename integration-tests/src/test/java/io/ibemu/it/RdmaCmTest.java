@@ -37,6 +37,84 @@ class RdmaCmTest {
                 Ibemu.script().toString(), ib.name()));
     }
 
+    /** ib0 is ibemu0's port (HCA a), ib1 ibemu1's (HCA b): a client bound to ib1 reaches a server on ib0 across the switches. */
+    private static final String A = "169.254.77.1";
+    private static final String B = "169.254.77.2";
+
+    /**
+     * A server in the background and a client in the foreground, in one shell of the instance:
+     * the client's output, then the server's after a line "-- server".
+     */
+    private static Result pair(String server, String client) {
+        String script = server + " > /tmp/rdmacm-server.$$ 2>&1 & s=$!\n"
+                // the server listens before the client connects: wait for its id in ctl objects
+                + "for i in $(seq 300); do " + Ibemu.script() + " ctl --name " + ib.name()
+                + " objects | grep -q 'rdma_cm cm_id=[1-9]' && break; sleep 0.1; done\n"
+                + client + "; rc=$?\n"
+                + "wait $s; src=$?\necho '-- server'; cat /tmp/rdmacm-server.$$; rm -f /tmp/rdmacm-server.$$\n"
+                + "[ $rc = 0 ] && [ $src = 0 ]\n";
+        return ib.exec(Duration.ofSeconds(120), "sh", "-c", script);
+    }
+
+    private void assertNoIdLeft() {
+        String objects = "";
+        for (int i = 0; i < 100; i++) { // the last closes are released after the programs exit
+            objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk().stdout();
+            if (objects.contains("rdma_cm cm_id=0") && !objects.matches("(?s).*ibemu[01] .*cm_id=[1-9].*")) {
+                return;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new AssertionError("ids left after the programs ended:\n" + objects);
+    }
+
+    @Test
+    void rpingVerifiesTenPingsAcrossTheSwitches() {
+        Result r = pair("rping -s -v -a " + A + " -C 10", "rping -c -v -V -C 10 -I " + B + " -a " + A).assertOk();
+        assertTrue(r.stdout().contains("ping data: rdma-ping-9") && r.stdout().contains("server ping data: rdma-ping-9"),
+                r.toString());
+        assertNoIdLeft();
+    }
+
+    @Test
+    void ucmatoseConnectsTwoConnectionsAndTransfers() {
+        Result r = pair("ucmatose -b " + A + " -c 2 -C 10", "ucmatose -s " + A + " -b " + B + " -c 2 -C 10").assertOk();
+        assertTrue(r.stdout().contains("data transfers complete") && r.stdout().contains("disconnected"), r.toString());
+        assertNoIdLeft();
+    }
+
+    /** perftest over the RDMA CM (-R): the connection through ucma, the data through the verbs. */
+    @Test
+    void perftestConnectsThroughTheRdmaCm() {
+        Result lat = pair("ib_send_lat -R -d ibemu0 -n 100", "ib_send_lat -R -d ibemu1 -n 100 " + A).assertOk();
+        assertTrue(lat.stdout().split("-- server")[0].matches("(?s).*\\n\\s*2\\s+100\\s.*"), lat.toString());
+        Result bw = pair("ib_write_bw -R -d ibemu0 -n 100", "ib_write_bw -R -d ibemu1 -n 100 " + A).assertOk();
+        assertTrue(bw.stdout().split("-- server")[0].matches("(?s).*\\n\\s*65536\\s+100\\s.*"), bw.toString());
+        assertNoIdLeft();
+    }
+
+    /**
+     * kill -9 of an rping client mid-stream: its ids go with its descriptor (ucma_close), the IB
+     * CM sends the DREQ, and the server gets DISCONNECTED; no id is left anywhere afterwards.
+     */
+    @Test
+    void aPeerKilledMidConnectionLeavesTheSurvivorDisconnected() {
+        String script = "rping -s -v -a " + A + " -C 100000 > /tmp/rping-kill.$$ 2>&1 & s=$!\n"
+                + "for i in $(seq 300); do " + Ibemu.script() + " ctl --name " + ib.name()
+                + " objects | grep -q 'rdma_cm cm_id=[1-9]' && break; sleep 0.1; done\n"
+                + "rping -c -C 100000 -I " + B + " -a " + A + " > /dev/null 2>&1 & c=$!\n"
+                + "for i in $(seq 300); do grep -q 'server ping data' /tmp/rping-kill.$$ && break; sleep 0.1; done\n"
+                + "kill -9 $c; wait $c; wait $s; echo \"server exit $?\"; grep -o 'DISCONNECT EVENT' /tmp/rping-kill.$$; rm -f /tmp/rping-kill.$$\n";
+        Result r = ib.exec(Duration.ofSeconds(120), "sh", "-c", script).assertOk();
+        assertTrue(r.stdout().contains("DISCONNECT EVENT"), r.toString());
+        assertNoIdLeft();
+    }
+
     @Test
     void librdmacmOpensTheDeviceAndCreatesIds() {
         String program = """
