@@ -68,6 +68,8 @@ class CmWireTest {
         assertEquals(0L, Long.decode(rej[4]), "no local communication ID: b created no id for it");
         Result objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
         assertTrue(objects.stdout().contains("cm_id=0"), "no CM id is left: " + objects);
+        Result ids = Ibemu.ibemu("ctl", "--name", ib.name(), "cm").assertOk();
+        assertEquals("", ids.stdout().strip(), "ctl cm lists no id");
     }
 
     private static void awaitTapped(String port) {

@@ -150,10 +150,16 @@ public final class Cm implements AutoCloseable {
         return cmId;
     }
 
-    /** Runs {@code task} on the CM's thread. */
+    /** Runs {@code task} on the CM's thread; a failure is logged, and the thread goes on. */
     void queue(Runnable task) {
         if (!thread.isShutdown()) {
-            thread.execute(task);
+            thread.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    System.err.println("ib_cm: " + e);
+                }
+            });
         }
     }
 
@@ -176,20 +182,58 @@ public final class Cm implements AutoCloseable {
         });
     }
 
-    /** ib_cm_listen's cm_insert_listen: false when another id on the device covers the service. */
-    boolean insertListen(CmId id, long serviceId, long serviceMask) {
-        for (CmId cur : listeners) {
-            if (cur.hca().local() == id.hca().local()
-                    && (cur.serviceMask() & serviceId) == (serviceMask & cur.serviceId())) {
-                return false;
-            }
-        }
-        listeners.add(id);
-        return true;
+    /** A listened service: the ID and the mask it is compared under. */
+    record Service(long id, long mask) {
     }
 
-    long assignServiceId() {
-        return nextServiceId++;
+    /**
+     * cm_init_listen: mask 0 means exact; IB_CM_ASSIGN_SERVICE_ID takes the next free number;
+     * any other ID in the assigned range is EINVAL.
+     */
+    Service service(long serviceId, long serviceMask) throws Errno {
+        long mask = serviceMask != 0 ? serviceMask : ~0L;
+        long id = serviceId & mask;
+        if ((id & SERVICE_ID_AGN_MASK) == ASSIGN_SERVICE_ID && id != ASSIGN_SERVICE_ID) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return id == ASSIGN_SERVICE_ID ? new Service(nextServiceId++, ~0L) : new Service(id, mask);
+    }
+
+    /** cm_insert_listen's search: the listener on {@code device} whose range overlaps {@code s}, or null. */
+    CmId listenerCovering(LocalHca device, Service s) {
+        for (CmId cur : listeners) {
+            if (cur.hca().local() == device && (cur.serviceMask() & s.id()) == (s.mask() & cur.serviceId())) {
+                return cur;
+            }
+        }
+        return null;
+    }
+
+    void addListener(CmId id) {
+        listeners.add(id);
+    }
+
+    /**
+     * ib_cm_insert_listen: a listening id for {@code serviceId} (exact) on {@code hca}, or the
+     * one already listening there with this same {@code handler}, shared (each share is let go
+     * by one {@link CmId#destroy()}). EINVAL when another handler listens on it.
+     */
+    public CmId insertListen(Hca hca, CmHandler handler, long serviceId) throws Errno {
+        addDevice(hca.local());
+        synchronized (lock) {
+            Service s = service(serviceId, 0);
+            CmId cur = listenerCovering(hca.local(), s);
+            if (cur != null) {
+                if (cur.handler() != handler) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+                cur.shareListen();
+                return cur;
+            }
+            CmId id = newId(hca, handler);
+            id.startListening(s);
+            return id;
+        }
     }
 
     /** cm_find_listen. */

@@ -28,6 +28,8 @@ final class CmPort implements MadAgentClient {
     private final LocalHca hca;
     private final Port port;
     private final MadAgent agent;
+    /** cm_remove_one ran: the agent is gone (guarded by the fabric lock). */
+    private boolean closed;
 
     CmPort(Cm cm, MadLayer layer, LocalHca hca, Port port) throws Errno {
         this.cm = cm;
@@ -59,11 +61,17 @@ final class CmPort implements MadAgentClient {
         return (long) agent.hiTid() << 32;
     }
 
-    /** ib_post_send_mad to {@code av}'s port's QP1; with a timeout the MAD layer resends it. */
+    /**
+     * ib_post_send_mad to {@code av}'s port's QP1; with a timeout the MAD layer resends it. Null
+     * once the port's agent is gone (the device was removed): nothing is sent.
+     */
     SendRequest send(byte[] mad, AddressVector av, int timeoutMs, int retries, Object context) {
         SendRequest s = new SendRequest(agent, mad, av.dlid(), av.sl(), av.srcPathBits(), 1, QKEY_GSI,
                 av.pkeyIndex(), timeoutMs, retries, false, context);
         synchronized (layer.lock()) {
+            if (closed) {
+                return null;
+            }
             try {
                 agent.port().post(s);
             } catch (Errno e) {
@@ -94,7 +102,15 @@ final class CmPort implements MadAgentClient {
 
     void close() {
         synchronized (layer.lock()) {
+            closed = true;
             agent.port().unregister(agent);
+        }
+    }
+
+    /** cm_alloc_msg's check: no agent, no message (EINVAL). */
+    boolean isClosed() {
+        synchronized (layer.lock()) {
+            return closed;
         }
     }
 

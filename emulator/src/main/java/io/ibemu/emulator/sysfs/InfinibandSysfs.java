@@ -134,7 +134,7 @@ public final class InfinibandSysfs {
     }
 
     /** Below /sys/devices: the root port, then the HCA's function on the bus behind it. */
-    private static String functionPath(LocalHca hca) {
+    public static String functionPath(LocalHca hca) {
         return PCI_ROOT + "/" + rootPort(hca.pciSlot()) + "/" + hca.pciSlot();
     }
 

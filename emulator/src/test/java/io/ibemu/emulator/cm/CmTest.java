@@ -117,6 +117,9 @@ class CmTest {
         assertEquals(f.portA.guid(), r.primaryPath().dgidInterface());
         assertEquals(CmReq.PRIVATE_DATA_SIZE, r.privateData().length, "private data at its full fixed length");
         assertArrayEquals(bytes(10, 1), Arrays.copyOf(r.privateData(), 10));
+        assertEquals(0x1000, b.initQpAttr(QpState.RTS).attributes().sqPsn(), "RTS allowed before the REP");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> a.initQpAttr(QpState.RTS)).code(),
+                "but not on the requester before the REP");
 
         b.sendRep(new CmReplyParam(0x222, 0x2000, bytes(4, 9), 3, 4, 0, true, 7, false));
         assertEquals(CmState.REP_SENT, b.state());
@@ -453,6 +456,107 @@ class CmTest {
     }
 
     @Test
+    void aCableCutDuringTheConnectEndsInReqError() throws Exception {
+        listener();
+        f.portB.cut();
+        CmId a = connect(2, 14);
+        CmEvent.ReqError e = (CmEvent.ReqError) active.next(CmEvent.ReqError.class).event();
+        assertEquals(SendStatus.RESPONSE_TIMEOUT, e.sendStatus());
+        assertEquals(CmState.IDLE, a.state());
+        assertTrue(passive.events.isEmpty(), "nothing reached B: " + passive.events);
+    }
+
+    @Test
+    void aRequesterThatNeedsTimeSendsAnMraForTheRep() throws Exception {
+        listener();
+        CmId a = connect(15);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendMra(21, null);
+        assertEquals(CmState.MRA_REP_SENT, a.state());
+        assertEquals(21, ((CmEvent.MraReceived) passive.next(CmEvent.MraReceived.class).event()).serviceTimeout());
+        assertEquals(CmState.MRA_REP_RCVD, b.state());
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        assertEquals(CmState.ESTABLISHED, b.state());
+    }
+
+    @Test
+    void aRepeatedReqWhileTheMraStandsIsAnsweredWithTheMraAgain() throws Exception {
+        listener();
+        boolean[] lost = {false};
+        f.lose((port, mad) -> {
+            if (Mad.attributeId(mad) == CmAttribute.MRA && !lost[0]) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        });
+        CmId a = connect(15, RETRY_SOON);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendMra(21, null); // lost: A's REQ goes again, and B's CM answers it with the MRA
+        active.next(CmEvent.MraReceived.class);
+        assertEquals(CmState.MRA_REQ_RCVD, a.state());
+        assertTrue(f.wire().stream().filter("B>MRA"::equals).count() >= 2, f.wire().toString());
+        assertTrue(passive.events.isEmpty(), "the repeated REQ is no event: " + passive.events);
+    }
+
+    @Test
+    void aRepNeverAnsweredEndsInRepErrorAndAnUnansweredDreqInDreqError() throws Exception {
+        listener();
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
+        CmId a = connect(2, RETRY_SOON);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        CmEvent.RepError e = (CmEvent.RepError) passive.next(CmEvent.RepError.class).event();
+        assertEquals(SendStatus.RESPONSE_TIMEOUT, e.sendStatus());
+        assertEquals(CmState.IDLE, b.state());
+        assertEquals(3, f.wire().stream().filter("B>REP"::equals).count(), "the REP and its 2 retries");
+
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.DREQ);
+        a.sendDreq(null);
+        active.next(CmEvent.DreqError.class);
+        active.next(CmEvent.TimewaitExit.class);
+        assertEquals(CmState.IDLE, a.state());
+        assertEquals(3, f.wire().stream().filter("A>DREQ"::equals).count(), "the DREQ and its 2 retries");
+    }
+
+    @Test
+    void theResponderMayEstablishOnItsFirstPacketBeforeTheRtu() throws Exception {
+        listener();
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
+        CmId a = connect(15);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
+        passive.next(CmEvent.UserEstablished.class);
+        assertEquals(CmState.ESTABLISHED, b.state());
+        assertEquals(CmId.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
+        assertTrue(passive.events.isEmpty());
+        CmId idle = f.cm.createId(f.a, active);
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
+    }
+
+    @Test
+    void valuesWiderThanTheirFieldsKeepTheirLowBitsAsIbaSetDoes() throws Exception {
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 0x1ff, 0x104, 20, false, 20, 9, 15, 0x12, false));
+        active.next(CmEvent.RejReceived.class); // nobody listens
+        CmReq req = CmReq.decode(f.wireMads().get(0));
+        assertEquals(0xff, req.responderResources());
+        assertEquals(0x04, req.initiatorDepth());
+        assertEquals(1, req.retryCount(), "9 in 3 bits");
+        assertEquals(7, req.rnrRetryCount());
+        assertEquals(2, req.maxCmRetries(), "0x12 in 4 bits");
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
@@ -465,6 +569,37 @@ class CmTest {
         onA.listen(SERVICE, 0); // another device: no conflict
         other.listen(Cm.ASSIGN_SERVICE_ID, 0);
         assertEquals(Cm.ASSIGN_SERVICE_ID, other.serviceId(), "IB_CM_ASSIGN_SERVICE_ID takes the next number");
+    }
+
+    @Test
+    void insertListenSharesTheListenerOfTheSameHandlerUntilEveryShareIsDestroyed() throws Exception {
+        CmId first = f.cm.insertListen(f.b, passive, SERVICE);
+        assertEquals(CmState.LISTEN, first.state());
+        assertSame(first, f.cm.insertListen(f.b, passive, SERVICE), "the same handler shares the listener");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> f.cm.insertListen(f.b, (id, e) -> { }, SERVICE))
+                .code(), "another handler cannot");
+        CmId other = f.cm.createId(f.b, passive);
+        assertEquals(Errno.EBUSY, assertThrows(Errno.class, () -> other.listen(SERVICE, 0)).code());
+        first.destroy();
+        assertEquals(CmState.LISTEN, first.state(), "one share left");
+        connect(15);
+        passive.next(CmEvent.ReqReceived.class);
+        first.destroy();
+        assertFalse(f.cm.ids().contains(first));
+        other.listen(SERVICE, 0);
+    }
+
+    @Test
+    void afterItsDeviceIsRemovedAnIdSendsNothingAndStillDestroys() throws Exception {
+        CmId[] ids = establish();
+        f.cm.removeDevice(f.a.local());
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> ids[0].sendDreq(null)).code(),
+                "cm_alloc_msg: no agent");
+        int before = f.wire().size();
+        ids[0].destroy();
+        assertFalse(f.cm.ids().contains(ids[0]));
+        assertEquals(before, f.wire().size(), "nothing left the removed device");
+        assertEquals(CmState.ESTABLISHED, ids[1].state(), "the peer hears nothing (until its own keepalive)");
     }
 
     @Test
