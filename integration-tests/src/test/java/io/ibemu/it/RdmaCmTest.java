@@ -93,6 +93,22 @@ class RdmaCmTest {
         assertNoIdLeft();
     }
 
+    /**
+     * rdma_server/rdma_client (librdmacm's synchronous verbs: rdma_get_request migrates the new id
+     * to a channel of its own, MIGRATE_ID) and rsockets' rstream and riostream. Neither client can
+     * bind a source address, so both ends use ib0's port, as the kernel routes a local address.
+     */
+    @Test
+    void rdmaServerClientAndRsocketsStreams() {
+        Result r = pair("rdma_server -s " + A, "rdma_client -s " + A).assertOk();
+        assertTrue(r.stdout().contains("rdma_client: end 0") && r.stdout().contains("rdma_server: end 0"), r.toString());
+        for (String p : new String[] {"rstream", "riostream"}) {
+            Result s = pair(p + " -b " + A + " -S 4096 -C 100", p + " -s " + A + " -S 4096 -C 100").assertOk();
+            assertTrue(s.stdout().matches("(?s).*custom\\s+4k\\s+100\\s+1\\s+800k.*"), s.toString());
+        }
+        assertNoIdLeft();
+    }
+
     /** perftest over the RDMA CM (-R): the connection through ucma, the data through the verbs. */
     @Test
     void perftestConnectsThroughTheRdmaCm() {

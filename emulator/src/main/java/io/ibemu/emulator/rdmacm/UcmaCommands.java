@@ -5,6 +5,7 @@ import io.ibemu.emulator.cm.QpAttributeChange;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
@@ -40,6 +41,7 @@ final class UcmaCommands {
             UcmaCommand.in(NOTIFY, "NOTIFY", Ucma.NOTIFY, UcmaCommands::notifyEvent),
             UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
             UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
+            UcmaCommand.in(MIGRATE_ID, "MIGRATE_ID", Ucma.MIGRATE_ID, UcmaCommands::migrateId),
             UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
             UcmaCommand.in(BIND, "BIND", Ucma.BIND, UcmaCommands::bind),
             UcmaCommand.in(RESOLVE_ADDR, "RESOLVE_ADDR", Ucma.RESOLVE_ADDR, UcmaCommands::resolveAddr));
@@ -357,6 +359,26 @@ final class UcmaCommands {
         s.field(prefix + "packet_life_time_selector").put(b, 0, p.packetLifeSelector());
         s.field(prefix + "packet_life_time").put(b, 0, p.packetLife());
         s.field(prefix + "preference").put(b, 0, p.preference());
+    }
+
+    /**
+     * ucma_migrate_id, written to the new file: {@code fd} names the id's current file (not open:
+     * ENOENT; not an rdma_cm file: EINVAL), the id is looked up there, and the context moves here
+     * with its unread events; the response counts its events read.
+     */
+    private static void migrateId(UcmaRequest r) throws Errno {
+        int fd = r.getInt("fd");
+        DeviceFile f = r.caller().fileOf(fd);
+        if (!(f instanceof UcmaFile current)) {
+            boolean open = java.nio.file.Files.exists(java.nio.file.Path.of("/proc", Integer.toString(r.caller().tid()),
+                    "fd", Integer.toString(fd)), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            throw Errno.of(open ? Errno.EINVAL : Errno.ENOENT);
+        }
+        UcmaContext c = r.file().device.contexts.get(current, r.getInt("id"));
+        int reported = current.migrate(c, r.file());
+        byte[] resp = new byte[Ucma.MIGRATE_RESP.size()];
+        Ucma.MIGRATE_RESP.field("events_reported").put(resp, 0, reported);
+        r.respond(resp);
     }
 
     // ---- connections ----

@@ -199,6 +199,50 @@ final class UcmaFile implements DeviceFile {
         return free(c);
     }
 
+    /**
+     * ucma_migrate_id's move: the context and its unread events go to {@code target} (both
+     * files locked in a fixed order, as ucma_lock_files does), and its id's events follow it.
+     * Returns the number of its events read so far.
+     */
+    int migrate(UcmaContext c, UcmaFile target) {
+        if (target == this) {
+            synchronized (this) {
+                return c.eventsReported;
+            }
+        }
+        UcmaFile first = System.identityHashCode(this) <= System.identityHashCode(target) ? this : target;
+        UcmaFile second = first == this ? target : this;
+        List<PollWaiter> wake;
+        int reported;
+        synchronized (first) {
+            synchronized (second) {
+                contexts.remove(c);
+                target.contexts.add(c);
+                List<Event> moving = new ArrayList<>();
+                events.removeIf(e -> e.context() == c && moving.add(e));
+                target.events.addAll(moving);
+                c.file = target;
+                CmaId id = c.cmId;
+                if (id != null) {
+                    id.handler((cmId, ev) -> target.queue(c, cmId, ev));
+                }
+                reported = c.eventsReported;
+                wake = moving.isEmpty() ? List.of() : target.takeWaiters();
+                if (!moving.isEmpty()) {
+                    target.notifyAll();
+                }
+            }
+        }
+        wake.forEach(PollWaiter::wake);
+        return reported;
+    }
+
+    private List<PollWaiter> takeWaiters() {
+        List<PollWaiter> w = new ArrayList<>(waiters);
+        waiters.clear();
+        return w;
+    }
+
     synchronized int contextCount() {
         return contexts.size();
     }
