@@ -93,6 +93,15 @@ class RdmaCmTest {
         assertNoIdLeft();
     }
 
+    /** udaddy: UD ids connect with SIDR_REQ/SIDR_REP across the switches, datagrams both ways. */
+    @Test
+    void udaddyResolvesItsPeerBySidr() {
+        Result r = pair("udaddy -b " + A, "udaddy -s " + A + " -b " + B).assertOk();
+        assertTrue(r.stdout().split("-- server")[0].contains("data transfers complete")
+                && r.stdout().split("-- server")[1].contains("data transfers complete"), r.toString());
+        assertNoIdLeft();
+    }
+
     /**
      * rdma_server/rdma_client (librdmacm's synchronous verbs: rdma_get_request migrates the new id
      * to a channel of its own, MIGRATE_ID) and rsockets' rstream and riostream. Neither client can

@@ -6,6 +6,9 @@ import io.ibemu.emulator.cm.CmRejectReason;
 import io.ibemu.emulator.cm.CmReplyParam;
 import io.ibemu.emulator.cm.CmRequestParam;
 import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.cm.SidrReplyParam;
+import io.ibemu.emulator.cm.SidrRequestParam;
+import io.ibemu.emulator.cm.SidrStatus;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QpAttributeMask;
 import io.ibemu.emulator.hca.QpAttributes;
@@ -519,9 +522,6 @@ final class CmaId {
         exchange(CmaState.ROUTE_RESOLVED, CmaState.CONNECT);
         CmId id = null;
         try {
-            if (qpType == QpType.UD.code()) {
-                throw Errno.of(Errno.EOPNOTSUPP); // SIDR is not offered yet
-            }
             byte[] data = requestData(p.privateData());
             SockAddr dst = destination();
             long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
@@ -533,6 +533,11 @@ final class CmaId {
             cm.register(id, this);
             synchronized (this) {
                 ibId = id;
+            }
+            if (qpType == QpType.UD.code()) {
+                // cma_resolve_ib_udp: a SIDR_REQ, its timeout 1 << (CMA_CM_RESPONSE_TIMEOUT - 8) ms
+                id.sendSidrReq(new SidrRequestParam(path(), sid, 1 << (CM_RESPONSE_TIMEOUT - 8), data, MAX_CM_RETRIES));
+                return;
             }
             id.sendReq(new CmRequestParam(path(), null, sid, p.qpNum(), QpType.ofCode(qpType), seqNum, data,
                     p.responderResources(), p.initiatorDepth(), CM_RESPONSE_TIMEOUT, p.flowControl(),
@@ -568,6 +573,15 @@ final class CmaId {
             throw Errno.of(Errno.EINVAL);
         }
         CmId id = ib();
+        if (qpType == QpType.UD.code()) {
+            if (p != null) {
+                synchronized (this) {
+                    qpNum = p.qpNum();
+                }
+            }
+            sendSidrRep(id, SidrStatus.SUCCESS, p == null ? 0 : p.qkey(), p == null ? new byte[0] : p.privateData());
+            return;
+        }
         if (p == null) {
             id.sendRtu(new byte[0]);
             return;
@@ -592,9 +606,40 @@ final class CmaId {
         }
     }
 
-    /** rdma_reject: a REJ with the reason and private data (EINVAL without an IB CM id). */
+    /** rdma_reject: a REJ with the reason and private data, a SIDR_REP(REJECT) for UD (EINVAL without an IB CM id). */
     void reject(byte[] privateData, CmRejectReason reason) throws Errno {
+        if (qpType == QpType.UD.code()) {
+            sendSidrRep(ib(), SidrStatus.REJECT, 0, privateData);
+            return;
+        }
         ib().sendRej(reason, new byte[0], privateData);
+    }
+
+    /** cma_send_sidr_rep: on success the Q_Key settled (cma_set_qkey) and our QP number. */
+    private void sendSidrRep(CmId id, SidrStatus status, int qkey, byte[] privateData) throws Errno {
+        int qp;
+        int key = 0;
+        synchronized (this) {
+            if (status == SidrStatus.SUCCESS) {
+                key = settleQkey(qkey);
+            }
+            qp = qpNum;
+        }
+        id.sendSidrRep(new SidrReplyParam(status == SidrStatus.SUCCESS ? qp : 0, key, status, null, privateData));
+    }
+
+    private int idQkey; // guarded by this; 0 until settled
+
+    /** cma_set_qkey: a settled Q_Key stays (another one asked for: EINVAL); else the given one or the space's. */
+    private int settleQkey(int qkey) throws Errno {
+        if (idQkey != 0) {
+            if (qkey != 0 && qkey != idQkey) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            return idQkey;
+        }
+        idQkey = qkey != 0 ? qkey : qkey();
+        return idQkey;
     }
 
     /** rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first; EINVAL without an IB CM id. */
@@ -644,7 +689,11 @@ final class CmaId {
         QpAttributes.Builder b = QpAttributes.builder().qpState(target).pkeyIndex(pkeyIndex).portNum(d.port());
         int mask = QpAttributeMask.STATE | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT;
         if (qpType == QpType.UD.code()) {
-            b.qkey(qkey());
+            int key;
+            synchronized (this) {
+                key = settleQkey(0);
+            }
+            b.qkey(key);
             mask |= QpAttributeMask.QKEY;
         } else {
             b.qpAccessFlags(0);
@@ -710,6 +759,75 @@ final class CmaId {
         }
     }
 
+    /** cma_ib_req_handler for a SIDR_REQ (cma_ib_new_udp_id): the new UD id, CONNECT_REQUEST with ud parameters. */
+    void sidrRequestReceived(CmId newIb, CmEvent.SidrReqReceived r) {
+        byte[] data = r.privateData();
+        int offset;
+        SockAddr mine;
+        synchronized (this) {
+            if (state != CmaState.LISTEN) {
+                newIb.destroy();
+                return;
+            }
+            offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
+            mine = source;
+        }
+        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
+        if (offset > 0 && (hdr == null || !accepts(hdr))) {
+            newIb.destroy();
+            return;
+        }
+        CmaId conn = new CmaId(cm, ps, QpType.UD.code(), handler);
+        io.ibemu.emulator.fabric.Port port = newIb.hca().local().port(r.port());
+        byte[] sgid;
+        synchronized (cm.fabric.lock()) {
+            sgid = SockAddr.gid(port.subnetPrefix(), port.guid());
+        }
+        synchronized (conn) {
+            conn.device = new CmaDevice(newIb.hca().local(), r.port(), sgid, r.pkey(), null);
+            conn.source = hdr != null ? new SockAddr(hdr.family(), hdr.dst(), mine.port(), 0, 0, 0, 0) : mine;
+            conn.destination = hdr != null ? new SockAddr(hdr.family(), hdr.src(), hdr.port(), 0, 0, 0, 0) : null;
+            conn.state = CmaState.CONNECT;
+            conn.ibId = newIb;
+        }
+        cm.register(newIb, conn);
+        byte[] ud = udParam(0, 0, null, Arrays.copyOfRange(data, offset, data.length));
+        if (!report(new CmaEvent(CmaEvent.Type.CONNECT_REQUEST, 0, ud, conn))) {
+            conn.destroy();
+        }
+    }
+
+    /** cma_sidr_rep_handler: ESTABLISHED with the peer's QPN, Q_Key and an address vector from the path, or UNREACHABLE. */
+    private CmaEvent sidrReply(CmEvent.SidrRepReceived r) {
+        if (r.status() != SidrStatus.SUCCESS.code()) {
+            return new CmaEvent(CmaEvent.Type.UNREACHABLE, r.status(), udParam(0, 0, null, r.privateData()), null);
+        }
+        try {
+            settleQkey(r.qkey());
+        } catch (Errno e) {
+            return CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -e.code());
+        }
+        return new CmaEvent(CmaEvent.Type.ESTABLISHED, 0, udParam(r.qpn(), r.qkey(), path, r.privateData()), null);
+    }
+
+    /** struct rdma_ucm_ud_param: ib_init_ah_attr_from_path's address vector (no GRH on one subnet). */
+    private byte[] udParam(int qpn, int qkey, PathRecord p, byte[] privateData) {
+        io.ibemu.kernel.CStruct s = Ucma.UD_PARAM;
+        byte[] b = new byte[s.size()];
+        s.field("qp_num").put(b, 0, qpn);
+        s.field("qkey").put(b, 0, qkey);
+        if (p != null) {
+            s.field("ah_attr.dlid").put(b, 0, p.dlid());
+            s.field("ah_attr.sl").put(b, 0, p.sl());
+            s.field("ah_attr.static_rate").put(b, 0, 0);
+            s.field("ah_attr.port_num").put(b, 0, device.port());
+        }
+        int n = Math.min(privateData.length, Ucma.MAX_PRIVATE_DATA);
+        System.arraycopy(privateData, 0, b, s.field("private_data").offset(), n);
+        s.field("private_data_len").put(b, 0, n);
+        return b;
+    }
+
     /** cma_match_private_data: the header's destination is our bound address, or we are bound to any. */
     private synchronized boolean accepts(CmaHeader hdr) {
         if (source.family() != hdr.family() && !(source.family() == SockAddr.AF_INET6 && !afOnly)) {
@@ -754,6 +872,12 @@ final class CmaId {
         }
         if (e instanceof CmEvent.TimewaitExit) {
             return CmaEvent.of(CmaEvent.Type.TIMEWAIT_EXIT, 0);
+        }
+        if (e instanceof CmEvent.SidrReqError) {
+            return CmaEvent.of(CmaEvent.Type.UNREACHABLE, -Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.SidrRepReceived r) {
+            return sidrReply(r);
         }
         if (e instanceof CmEvent.RejReceived r) {
             return new CmaEvent(CmaEvent.Type.REJECTED, r.reason(),
