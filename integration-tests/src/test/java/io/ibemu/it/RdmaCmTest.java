@@ -103,6 +103,25 @@ class RdmaCmTest {
     }
 
     /**
+     * mckey: both ends join 239.1.2.3 through the SA's MCMemberRecord (the RDMA CM's MGID in the
+     * UDP space), the receiver attaches its UD QP, the sender's ten datagrams cross the switches
+     * to the group's MLID.
+     */
+    @Test
+    void mckeyDeliversToTheGroup() {
+        String script = "mckey -m 239.1.2.3 -b " + A + " -C 10 > /tmp/mckey.$$ 2>&1 & s=$!\n"
+                // the receiver has joined and attached before anything is sent
+                + "for i in $(seq 300); do grep -q 'receiving data transfers' /tmp/mckey.$$ && break; sleep 0.1; done\n"
+                + "mckey -m 239.1.2.3 -b " + B + " -s -C 10; rc=$?\n"
+                + "wait $s; src=$?; echo '-- server'; cat /tmp/mckey.$$; rm -f /tmp/mckey.$$\n"
+                + "[ $rc = 0 ] && [ $src = 0 ]\n";
+        Result r = ib.exec(Duration.ofSeconds(120), "sh", "-c", script).assertOk();
+        assertTrue(r.stdout().contains("joined dgid: ff12:4001:ffff::f01:203")
+                && r.stdout().split("-- server")[1].contains("data transfers complete"), r.toString());
+        assertNoIdLeft();
+    }
+
+    /**
      * rdma_server/rdma_client (librdmacm's synchronous verbs: rdma_get_request migrates the new id
      * to a channel of its own, MIGRATE_ID) and rsockets' rstream and riostream. Neither client can
      * bind a source address, so both ends use ib0's port, as the kernel routes a local address.

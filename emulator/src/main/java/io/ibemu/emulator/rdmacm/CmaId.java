@@ -15,6 +15,7 @@ import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.hca.QpType;
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.mad.McMemberRecord;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.emulator.sa.SaClient;
 import io.ibemu.kernel.Errno;
@@ -892,6 +893,144 @@ final class CmaId {
         return CmaEvent.of(CmaEvent.Type.DISCONNECTED, status);
     }
 
+    // ---- multicast (cma_join_ib_multicast, cma_ib_mc_handler) ----
+
+    /** The groups this id joined, by the address it named: their MCMemberRecords as asked. */
+    private final java.util.Map<SockAddr, McMemberRecord> joined = new java.util.HashMap<>(); // guarded by this
+
+    /**
+     * rdma_join_multicast: a UD id, bound or resolved (EINVAL otherwise); the MGID from the address
+     * (cma_set_mgid: an IPv4 or IPv6 address mapped as IPoIB maps it, the RDMA CM signature for the
+     * UDP space; an AF_IB address is the MGID); the SA join runs off the caller and ends in
+     * MULTICAST_JOIN, with the group's address vector, or MULTICAST_ERROR.
+     */
+    void joinMulticast(SockAddr addr, int joinState, Object owner) throws Errno {
+        CmaDevice d;
+        synchronized (this) {
+            if (qpType != QpType.UD.code() || state != CmaState.ADDR_BOUND && state != CmaState.ADDR_RESOLVED) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (joined.containsKey(addr)) {
+                throw Errno.of(Errno.EADDRINUSE);
+            }
+            d = device;
+        }
+        io.ibemu.emulator.fabric.Port port = d.hca().port(d.port());
+        byte[] mgid = mgid(addr, d.pkey());
+        int key;
+        synchronized (this) {
+            key = settleQkey(0);
+        }
+        McMemberRecord ask = new McMemberRecord(SockAddr.gidPrefixOf(mgid), SockAddr.gidGuidOf(mgid),
+                SockAddr.gidPrefixOf(d.sgid()), SockAddr.gidGuidOf(d.sgid()), key, 0, 0, 0, tosOrZero(), d.pkey() | 0x8000,
+                0, 0, 0, 0, 0, 0, 0, 0, joinState, false);
+        long mask = McMemberRecord.MGID | McMemberRecord.PORT_GID | McMemberRecord.PKEY | McMemberRecord.JOIN_STATE
+                | McMemberRecord.QKEY | MC_SL | MC_FLOW_LABEL | MC_TRAFFIC_CLASS;
+        SaClient sa;
+        try {
+            sa = cm.sa(port);
+        } catch (java.io.IOException e) {
+            throw Errno.of(Errno.ENOMEM);
+        }
+        synchronized (this) {
+            joined.put(addr, ask);
+        }
+        cm.query(() -> {
+            CmaEvent event;
+            try {
+                McMemberRecord group = sa.join(ask, mask);
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_JOIN, 0, groupParam(group), null, owner);
+            } catch (SaClient.Refused e) {
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_ERROR, -Errno.EINVAL, null, null, owner);
+            } catch (java.io.IOException e) {
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_ERROR, -Errno.ETIMEDOUT, null, null, owner);
+            }
+            synchronized (this) {
+                if (!joined.containsKey(addr)) {
+                    return; // left meanwhile
+                }
+            }
+            report(event);
+        });
+    }
+
+    /** IB_SA_MCMEMBER_REC_SL, _FLOW_LABEL, _TRAFFIC_CLASS. */
+    private static final long MC_SL = 1L << 12, MC_FLOW_LABEL = 1L << 13, MC_TRAFFIC_CLASS = 1L << 6;
+
+    private synchronized int tosOrZero() {
+        return tos < 0 ? 0 : tos;
+    }
+
+    /** rdma_leave_multicast: the SA is told (SubnAdmDelete); unknown address: nothing. */
+    void leaveMulticast(SockAddr addr) {
+        McMemberRecord rec;
+        CmaDevice d;
+        synchronized (this) {
+            rec = joined.remove(addr);
+            d = device;
+        }
+        if (rec == null || d == null) {
+            return;
+        }
+        cm.query(() -> {
+            try {
+                cm.sa(d.hca().port(d.port())).leave(rec, McMemberRecord.MGID | McMemberRecord.PORT_GID
+                        | McMemberRecord.JOIN_STATE);
+            } catch (java.io.IOException e) {
+                // the SA forgets the member at its own pace
+            }
+        });
+    }
+
+    /** cma_set_mgid for InfiniBand. */
+    private byte[] mgid(SockAddr addr, int pkey) {
+        byte[] a = addr.address();
+        if (addr.isAny()) {
+            return new byte[16];
+        }
+        if (addr.family() == SockAddr.AF_IB) {
+            return a.clone();
+        }
+        if (addr.family() == SockAddr.AF_INET6 && (a[0] & 0xff) == 0xff && (a[1] & 0xf0) == 0x10
+                && (a[2] & 0xff) == 0xa0 && (a[3] & 0xff) == 0x1b) {
+            return a.clone(); // an SA-assigned MGID given as an IPv6 address
+        }
+        byte[] m = new byte[16];
+        m[0] = (byte) 0xff;
+        m[1] = 0x12; // the IPoIB broadcast group's scope (link-local)
+        m[2] = 0x40;
+        m[3] = (byte) (ps == PortSpace.UDP ? 0x01 : 0x1b); // the RDMA CM signature in the UDP space
+        m[4] = (byte) (pkey >> 8 | 0x80);
+        m[5] = (byte) pkey;
+        if (addr.family() == SockAddr.AF_INET) {
+            m[12] = (byte) (a[0] & 0x0f);
+            m[13] = a[1];
+            m[14] = a[2];
+            m[15] = a[3];
+        } else {
+            m[2] = 0x60; // ipv6_ib_mc_map's signature
+            System.arraycopy(a, 6, m, 6, 10);
+        }
+        return m;
+    }
+
+    /** ib_init_ah_from_mcmember as the event's ud param: MLID, SL, a GRH to the MGID, QPN 0xffffff, the Q_Key. */
+    private byte[] groupParam(McMemberRecord g) {
+        io.ibemu.kernel.CStruct s = Ucma.UD_PARAM;
+        byte[] b = new byte[s.size()];
+        s.field("qp_num").put(b, 0, 0xffffff);
+        s.field("qkey").put(b, 0, g.qkey());
+        s.field("ah_attr.dlid").put(b, 0, g.mlid());
+        s.field("ah_attr.sl").put(b, 0, g.sl());
+        s.field("ah_attr.is_global").put(b, 0, 1);
+        s.field("ah_attr.port_num").put(b, 0, device().port());
+        System.arraycopy(SockAddr.gid(g.mgidPrefix(), g.mgidInterface()), 0, b, s.field("ah_attr.grh.dgid").offset(), 16);
+        s.field("ah_attr.grh.flow_label").put(b, 0, g.flowLabel());
+        s.field("ah_attr.grh.hop_limit").put(b, 0, g.hopLimit());
+        s.field("ah_attr.grh.traffic_class").put(b, 0, g.trafficClass());
+        return b;
+    }
+
     /** rdma_destroy_id: no event is reported after it returns; the port goes back to its space. */
     void destroy() {
         PortSpace space;
@@ -910,6 +1049,9 @@ final class CmaId {
             ib.addAll(listenIds);
             listenIds.clear();
         }
+        for (SockAddr a : joinedAddresses()) {
+            leaveMulticast(a);
+        }
         handler = null;
         for (CmId id : ib) {
             cm.forget(id);
@@ -918,6 +1060,10 @@ final class CmaId {
         if (port >= 0) {
             cm.ports.release(space, this, port);
         }
+    }
+
+    private synchronized List<SockAddr> joinedAddresses() {
+        return new ArrayList<>(joined.keySet());
     }
 
     /** The service id of the bound port (rdma_get_service_id). */

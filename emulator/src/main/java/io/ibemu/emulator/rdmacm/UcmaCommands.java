@@ -41,6 +41,10 @@ final class UcmaCommands {
             UcmaCommand.in(NOTIFY, "NOTIFY", Ucma.NOTIFY, UcmaCommands::notifyEvent),
             UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
             UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
+            UcmaCommand.io(JOIN_IP_MCAST, "JOIN_IP_MCAST", Ucma.JOIN_IP_MCAST, Ucma.CREATE_ID_RESP,
+                    UcmaCommands::joinIpMulticast),
+            UcmaCommand.io(LEAVE_MCAST, "LEAVE_MCAST", Ucma.DESTROY_ID, Ucma.DESTROY_ID_RESP, UcmaCommands::leaveMulticast),
+            UcmaCommand.io(JOIN_MCAST, "JOIN_MCAST", Ucma.JOIN_MCAST, Ucma.CREATE_ID_RESP, UcmaCommands::joinMulticast),
             UcmaCommand.in(MIGRATE_ID, "MIGRATE_ID", Ucma.MIGRATE_ID, UcmaCommands::migrateId),
             UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
             UcmaCommand.in(BIND, "BIND", Ucma.BIND, UcmaCommands::bind),
@@ -381,6 +385,61 @@ final class UcmaCommands {
         r.respond(resp);
     }
 
+    // ---- multicast ----
+
+    /** RDMA_MC_JOIN_FLAG_* to the MCMemberRecord JoinState bit: full member, or send-only full member. */
+    private static final int FULL_MEMBER = 1, SENDONLY_FULL_MEMBER = 1 << 3;
+
+    /** ucma_join_ip_multicast: a sockaddr_in6 member (EINVAL otherwise), joined as a full member. */
+    private static void joinIpMulticast(UcmaRequest r) throws Errno {
+        join(r, in6(r, "addr"), FULL_MEMBER);
+    }
+
+    /** ucma_join_multicast: the address's size as its family's, and a known join flag (EINVAL otherwise). */
+    private static void joinMulticast(UcmaRequest r) throws Errno {
+        SockAddr a = storage(r, "addr", r.getInt("addr_size"));
+        int flags = r.getInt("join_flags");
+        if (flags != 0 && flags != 1) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        join(r, a, flags == 0 ? FULL_MEMBER : SENDONLY_FULL_MEMBER);
+    }
+
+    /** ucma_process_join: the id must have a device; the join numbered, then rdma_join_multicast. */
+    private static void join(UcmaRequest r, SockAddr a, int joinState) throws Errno {
+        UcmaContext c = r.context();
+        CmaId id = withDevice(r);
+        RdmaCmDevice device = r.file().device;
+        UcmaMulticast mc = device.newMulticast(r.get("uid"), c, a);
+        try {
+            id.joinMulticast(a, joinState, mc);
+        } catch (Errno e) {
+            device.removeMulticast(mc);
+            throw e;
+        }
+        byte[] resp = new byte[Ucma.CREATE_ID_RESP.size()];
+        Ucma.CREATE_ID_RESP.field("id").put(resp, 0, mc.id);
+        try {
+            r.respond(resp);
+        } catch (Errno e) {
+            id.leaveMulticast(a);
+            device.removeMulticast(mc);
+            throw e;
+        }
+    }
+
+    /** ucma_leave_multicast: the join by its id (ENOENT, another file's EINVAL), left; its events read counted. */
+    private static void leaveMulticast(UcmaRequest r) throws Errno {
+        RdmaCmDevice device = r.file().device;
+        UcmaMulticast mc = device.multicast(r.file(), r.getInt("id"));
+        mc.context.cmId.leaveMulticast(mc.address);
+        device.removeMulticast(mc);
+        int reported = r.file().forgetMulticast(mc);
+        byte[] resp = new byte[Ucma.DESTROY_ID_RESP.size()];
+        Ucma.DESTROY_ID_RESP.field("events_reported").put(resp, 0, reported);
+        r.respond(resp);
+    }
+
     // ---- connections ----
 
     /** ucma's max_backlog sysctl default. */
@@ -517,8 +576,9 @@ final class UcmaCommands {
     static byte[] eventResponse(UcmaContext c, CmaEvent event) {
         CStruct s = Ucma.EVENT_RESP;
         byte[] b = new byte[s.size()];
-        s.field("uid").put(b, 0, c.uid);
-        s.field("id").put(b, 0, c.id);
+        UcmaMulticast mc = event.multicast() instanceof UcmaMulticast m ? m : null;
+        s.field("uid").put(b, 0, mc != null ? mc.uid : c.uid);
+        s.field("id").put(b, 0, mc != null ? mc.id : c.id);
         s.field("event").put(b, 0, event.type().ordinal());
         s.field("status").put(b, 0, event.status());
         if (event.param() != null) {

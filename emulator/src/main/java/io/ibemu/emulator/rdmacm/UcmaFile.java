@@ -160,7 +160,16 @@ final class UcmaFile implements DeviceFile {
                 child.cmId.handler((id, ev) -> queue(owner, id, ev));
             }
             e.context().eventsReported++;
+            if (e.event().multicast() instanceof UcmaMulticast mc) {
+                mc.eventsReported++;
+            }
         }
+    }
+
+    /** ucma_cleanup_mc_events: a left join's unread events go; the count of those read is returned. */
+    synchronized int forgetMulticast(UcmaMulticast mc) {
+        events.removeIf(e -> e.event().multicast() == mc);
+        return mc.eventsReported;
     }
 
     /**
@@ -169,6 +178,7 @@ final class UcmaFile implements DeviceFile {
      * its events that were read is returned.
      */
     int free(UcmaContext c) {
+        device.removeMulticasts(c);
         List<Event> dropped = new ArrayList<>();
         int reported;
         synchronized (this) {
