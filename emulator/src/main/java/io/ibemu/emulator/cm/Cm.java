@@ -118,6 +118,23 @@ public final class Cm implements AutoCloseable {
         }
     }
 
+    /**
+     * A CM counter of {@code port} (a local HCA's port; 0 for any other), as sysfs shows it in
+     * {@code ports/N/<group>/<message>}.
+     */
+    public long counter(Port port, CmCounters.Group group, String message) {
+        synchronized (lock) {
+            for (List<CmPort> ports : devices.values()) {
+                for (CmPort p : ports) {
+                    if (p.port() == port) {
+                        return p.counters().get(group, message);
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
     /** The ids not yet destroyed (for the control view), in creation order. */
     public List<CmId> ids() {
         synchronized (lock) {
@@ -336,6 +353,7 @@ public final class Cm implements AutoCloseable {
         if (Mad.classVersion(mad) != CmAttribute.CLASS_VERSION) {
             return;
         }
+        port.counters().add(CmCounters.Group.RX_MSGS, Mad.attributeId(mad), 1);
         synchronized (lock) {
             switch (Mad.attributeId(mad)) {
                 case CmAttribute.REQ -> onReq(port, r, CmReq.decode(mad));
@@ -372,6 +390,7 @@ public final class Cm implements AutoCloseable {
     private void onReq(CmPort port, ReceivedMad r, CmReq req) {
         CmId dup = byRemoteId.get(new RemoteKey(req.localCaGuid(), req.localCommId() & 0xffffffffL));
         if (dup != null) {
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.REQ, 1);
             dup.duplicateReq(port, r);
             return;
         }
@@ -396,6 +415,7 @@ public final class Cm implements AutoCloseable {
             // cm_dup_rep_handler: our RTU or MRA was lost; send it again
             CmId established = acquire(rep.remoteCommId(), rep.localCommId());
             if (established != null) {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.REP, 1);
                 established.duplicateRep(port, r);
             }
             return;
@@ -442,6 +462,7 @@ public final class Cm implements AutoCloseable {
         CmId id = acquire(dreq.remoteCommId(), dreq.localCommId());
         if (id == null) {
             // cm_issue_drep: the connection is gone already; the peer still gets its DREP
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
             CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0]);
             byte[] mad = CmAttribute.mad(CmAttribute.DREP, Mad.transactionId(r.message()));
             drep.encode(mad);
@@ -462,6 +483,7 @@ public final class Cm implements AutoCloseable {
     private void onSidrReq(CmPort port, ReceivedMad r, CmSidrReq req) {
         RemoteKey key = new RemoteKey(r.slid(), req.requestId() & 0xffffffffL);
         if (bySidrRequest.containsKey(key)) {
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.SIDR_REQ, 1);
             return; // a duplicate: the first is being answered
         }
         CmId listener = findListen(port.hca(), req.serviceId());
@@ -470,7 +492,8 @@ public final class Cm implements AutoCloseable {
                     new byte[0], new byte[0]);
             byte[] mad = CmAttribute.mad(CmAttribute.SIDR_REP, Mad.transactionId(r.message()));
             rep.encode(mad);
-            port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+            // the kernel sends it from the id it made for the request (ib_send_cm_sidr_rep)
+            port.send(mad, AddressVector.responseTo(port, r), 0, 0, CmPort.ID_MESSAGE);
             return;
         }
         CmId id = newId(listener.hca(), listener.handler());

@@ -792,6 +792,9 @@ public final class CmId {
         } else if (state == REP_SENT && mra.messageMraed() == CmAttribute.MESSAGE_REP) {
             state = MRA_REP_RCVD;
         } else {
+            if (state == MRA_REQ_RCVD || state == MRA_REP_RCVD) {
+                av.port().counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.MRA, 1);
+            }
             return;
         }
         av.port().modify(msg, wait);
@@ -832,7 +835,12 @@ public final class CmId {
             case ESTABLISHED, MRA_REP_RCVD -> {
             }
             case TIMEWAIT -> {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
                 sendResponse(port, r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
+                return;
+            }
+            case DREQ_RCVD -> {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
                 return;
             }
             default -> {
@@ -978,7 +986,7 @@ public final class CmId {
     private void sendNow(int attributeId, long transactionId, Consumer<byte[]> message) {
         byte[] mad = CmAttribute.mad(attributeId, transactionId);
         message.accept(mad);
-        av.port().send(mad, av, 0, 0, null);
+        av.port().send(mad, av, 0, 0, CmPort.ID_MESSAGE);
     }
 
     /** A CM MAD back to where {@code r} came from (cm_alloc_response_msg), with its TID. */

@@ -133,7 +133,7 @@ final class QpModify {
         }
         if (next == QpState.RESET && was != QpState.RESET) {
             hca.requester.cancelRetry(qp);
-            qp.sq.clear();
+            qp.clearSend();
             qp.rq.clear();
         } else if (next == QpState.ERR && was != QpState.ERR) {
             hca.completer.entered(qp);

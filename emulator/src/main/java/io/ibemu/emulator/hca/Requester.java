@@ -45,6 +45,10 @@ final class Requester {
         if (qp.destroyed || !qp.currentState().postSendOk()) {
             throw new PostError(Errno.EINVAL, PostError.NONE_NAMED); // rvt_post_send leaves *bad_wr unset
         }
+        if (qp.sendRing != null) {
+            fetch(qp);
+            return;
+        }
         for (int i = 0; i < wrs.size(); i++) {
             SendWorkRequest wr = wrs.get(i);
             if (!valid(qp, wr)) {
@@ -63,6 +67,25 @@ final class Requester {
         }
     }
 
+    /**
+     * The doorbell of a shared send ring: what the program produced joins the send queue (the
+     * ring bounds it, not max_send_wr); a WR the QP cannot run completes with an error in its
+     * turn, where the write() path would refuse it (rxe_requester's local operation error).
+     */
+    private void fetch(QueuePair qp) {
+        for (SendWorkRequest wr : qp.sendRing.fetch()) {
+            boolean signaled = qp.sqSigAll() || (wr.sendFlags() & WrOpcode.FLAG_SIGNALED) != 0;
+            QueuePair.SendWqe w = new QueuePair.SendWqe(wr, signaled);
+            w.invalid = !valid(qp, wr);
+            qp.sq.add(w);
+        }
+        if (qp.currentState() == QpState.ERR) {
+            while (!qp.sq.isEmpty()) {
+                hca.completer.flushSend(qp, qp.takeSend());
+            }
+        }
+    }
+
     /** rvt_qp_valid_operation and the checks of rvt_post_one_wr. */
     private boolean valid(QueuePair qp, SendWorkRequest wr) {
         QpType t = qp.type();
@@ -70,8 +93,10 @@ final class Requester {
         boolean opOk = switch (t) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM;
-            case RC, XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case RC -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD
+                    || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
             default -> false;
         };
         if (!opOk || wr.sgList().size() > qp.capabilities().maxSendSge()) {
@@ -86,6 +111,19 @@ final class Requester {
             return false;
         }
         return !WrOpcode.isAtomic(op) || wr.sgList().size() == 1 && wr.sgList().get(0).length() == 8;
+    }
+
+    /** BIND_MW and LOCAL_INV: done in the HCA, no message (rxe_do_local_ops). */
+    private static boolean isLocal(int op) {
+        return op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV;
+    }
+
+    /** A local operation's status: MW_BIND_ERR for a refused bind, LOC_QP_OP_ERR for a refused invalidation. */
+    private int local(QueuePair qp, SendWorkRequest wr) {
+        if (wr.opcode() == WrOpcode.BIND_MW) {
+            return hca.bindWindow(qp, wr.bind());
+        }
+        return hca.invalidateWindow(qp, wr.immData()) ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
     }
 
     // ---- running the send queue ----
@@ -105,7 +143,8 @@ final class Requester {
                 w.retryLeft = qp.attrs.retryCnt();
                 w.rnrLeft = qp.attrs.rnrRetry();
             }
-            Outcome o = execute(qp, w);
+            Outcome o = w.invalid ? Outcome.done(WcStatus.LOC_QP_OP_ERR)
+                    : isLocal(w.wr.opcode()) ? Outcome.done(local(qp, w.wr)) : execute(qp, w);
             switch (o.kind()) {
                 case DONE -> finish(qp, w, o.status(), o.byteLen());
                 case RNR -> {
@@ -136,7 +175,7 @@ final class Requester {
 
     private void finish(QueuePair qp, QueuePair.SendWqe w, int outcome, int byteLen) {
         int status = hca.completionFault.status(qp, w.wr, outcome);
-        qp.sq.poll();
+        qp.takeSend();
         hca.completer.send(qp, w, status, status == outcome ? byteLen : 0);
         if (status != WcStatus.SUCCESS) {
             hca.completer.error(qp);

@@ -39,6 +39,7 @@ final class Responder {
         }
         return switch (p.opcode()) {
             case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM -> q.type() == QpType.UD ? datagram(q, p, at) : send(q, p);
+            case WrOpcode.SEND_WITH_INV -> send(q, p);
             case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM -> write(q, p);
             case WrOpcode.RDMA_READ -> read(q, p);
             default -> atomic(q, p);
@@ -83,7 +84,8 @@ final class Responder {
 
     private WorkCompletion received(QueuePair q, Packet p, long wrId, int status, int opcode, long byteLen, int flags) {
         int lmc = hca.fabricPort(q.attrs.portNum()).lmc();
-        return new WorkCompletion(wrId, status, opcode, 0, (int) byteLen, p.hasImm() ? p.imm() : 0, q.qpNum(),
+        boolean ex = p.hasImm() || (flags & WcOpcode.FLAG_WITH_INV) != 0;
+        return new WorkCompletion(wrId, status, opcode, 0, (int) byteLen, ex ? p.imm() : 0, q.qpNum(),
                 p.srcQpn(), flags | (p.hasImm() ? WcOpcode.FLAG_WITH_IMM : 0), q.attrs.pkeyIndex(), p.slid(), p.sl(),
                 p.dlid() & ((1 << lmc) - 1));
     }
@@ -132,7 +134,17 @@ final class Responder {
             hca.completer.error(q);
             return q.type().isReliable() ? Response.REMOTE_OPERATION : Response.NONE;
         }
-        hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), 0),
+        int flags = 0;
+        if (p.opcode() == WrOpcode.SEND_WITH_INV) {
+            // the IETH's rkey: a type 2 window of this QP goes free (rxe's invalidate_rkey)
+            if (!hca.invalidateWindow(q, p.imm())) {
+                hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0),
+                        false);
+                return invalidRequest(q);
+            }
+            flags = WcOpcode.FLAG_WITH_INV;
+        }
+        hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), flags),
                 p.solicited());
         return Response.ACK;
     }
@@ -149,12 +161,11 @@ final class Responder {
             }
         }
         if (p.length() > 0) {
-            long host = remote(q, p, Access.REMOTE_WRITE, p.length());
-            MemoryRegion mr = hca.region(p.rkey());
-            boolean ok = host >= 0;
+            MemoryRegistration.Target t = remote(q, p, Access.REMOTE_WRITE, p.length());
+            boolean ok = t != null;
             if (ok) {
                 try {
-                    mr.memory().write(host, p.data());
+                    t.mr().memory().write(t.host(), p.data());
                 } catch (MemoryFault e) {
                     ok = false;
                 }
@@ -177,12 +188,12 @@ final class Responder {
         }
         ByteBuffer data = staging.get((int) p.length());
         if (p.length() > 0) {
-            long host = remote(q, p, Access.REMOTE_READ, p.length());
-            if (host < 0) {
+            MemoryRegistration.Target t = remote(q, p, Access.REMOTE_READ, p.length());
+            if (t == null) {
                 return remoteAccess(q);
             }
             try {
-                hca.region(p.rkey()).memory().read(host, data);
+                t.mr().memory().read(t.host(), data);
             } catch (MemoryFault e) {
                 return remoteAccess(q);
             }
@@ -196,11 +207,12 @@ final class Responder {
         if (!q.type().isReliable() || q.attrs.maxDestRdAtomic() == 0 || (p.remoteAddr() & 7) != 0) {
             return invalidRequest(q);
         }
-        long host = remote(q, p, Access.REMOTE_ATOMIC, 8);
-        if (host < 0) {
+        MemoryRegistration.Target t = remote(q, p, Access.REMOTE_ATOMIC, 8);
+        if (t == null) {
             return remoteAccess(q);
         }
-        MemoryRegion mr = hca.region(p.rkey());
+        MemoryRegion mr = t.mr();
+        long host = t.host();
         ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
         try {
             mr.memory().read(host, b);
@@ -216,16 +228,12 @@ final class Responder {
         }
     }
 
-    /** rvt_rkey_ok: the host address for {@code len} bytes at the packet's address, -1 when refused. */
-    private long remote(QueuePair q, Packet p, int access, long len) {
+    /** rvt_rkey_ok / rxe_check_rkey: the region and host address for {@code len} bytes at the packet's address, null when refused. */
+    private MemoryRegistration.Target remote(QueuePair q, Packet p, int access, long len) {
         if ((q.attrs.qpAccessFlags() & access) == 0) {
-            return -1;
+            return null;
         }
-        MemoryRegion mr = hca.region(p.rkey());
-        if (mr == null || mr.pd() != memoryDomain(q, p)) {
-            return -1;
-        }
-        return mr.translate(p.remoteAddr(), len, access);
+        return hca.remote(q, memoryDomain(q, p), p.rkey(), p.remoteAddr(), len, access);
     }
 
     private Response invalidRequest(QueuePair q) {

@@ -1,5 +1,7 @@
 package io.ibemu.emulator.sysfs;
 
+import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmCounters;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
@@ -49,6 +51,8 @@ public final class InfinibandSysfs {
     private final Fabric fabric;
     private final SysDir root;
     private final Uevents uevents;
+    /** The Communication Manager whose counters the ports show, or null. */
+    private final Cm cm;
     /** Every device in the order the kernel registers them, for the add events; by HCA name. */
     private final Map<String, List<Registered>> registered = new LinkedHashMap<>();
     /** The links below the tree's root each HCA added outside its own directories (bus/, dev/char/). */
@@ -56,13 +60,25 @@ public final class InfinibandSysfs {
     /** The HCA being laid out by {@link #add}. */
     private String adding;
 
+    private final ProviderProfile provider;
+
     private record Registered(Kobject device, boolean bound) {
     }
 
-    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents) {
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, ProviderProfile provider) {
+        this(fabric, root, uevents, provider, null);
+    }
+
+    /**
+     * {@code provider}: whose driver ABI the verbs devices' abi_version names. With {@code cm}: each
+     * port's CM counters as ib_cm shows them ({@code ports/N/cm_tx_msgs/...}).
+     */
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, ProviderProfile provider, Cm cm) {
+        this.provider = provider;
         this.fabric = fabric;
         this.root = root;
         this.uevents = uevents;
+        this.cm = cm;
     }
 
     /**
@@ -376,13 +392,22 @@ public final class InfinibandSysfs {
             pkeys.attribute(Integer.toString(i), () -> String.format("0x%04x%n", port.pkeys()[index]));
         }
         PortCounterFiles.add(dir.dir("counters"), port);
+        if (cm != null) {
+            // cm.c's ib_port_register_client_groups: one directory per counter group
+            for (CmCounters.Group group : CmCounters.Group.values()) {
+                SysDir g = dir.dir(group.sysfsName());
+                for (String message : CmCounters.MESSAGES) {
+                    g.attribute(message, () -> SysfsFormat.line(cm.counter(port, group, message)));
+                }
+            }
+        }
     }
 
     /** uverbs_main.c's device: ibdev and abi_version beside the char device's dev and uevent. */
     private void verbsDevice(SysDir dir, LocalHca hca, String name) {
         int minor = UverbsDevice.BASE_MINOR + hca.index();
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
-        dir.attribute("abi_version", () -> SysfsFormat.line(ProviderProfile.selected().abiVersion()));
+        dir.attribute("abi_version", () -> SysfsFormat.line(provider.abiVersion()));
         dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",

@@ -53,7 +53,8 @@ public final class UverbsDevice implements CharDevice {
     private static final System.Logger LOG = System.getLogger(UverbsDevice.class.getName());
 
     /** Which file and handle a model object belongs to, for routing its async events. */
-    private record Owner(UverbsFile file, UObject<?> object) {
+    /** Who an object's events go to: its context's default async file, or the EVENT_FD it was created with. */
+    private record Owner(UverbsFile file, UObject<?> object, EventFile events) {
     }
 
     private final Map<Object, Owner> owners = new ConcurrentHashMap<>();
@@ -77,8 +78,6 @@ public final class UverbsDevice implements CharDevice {
     private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
     private final Uapi<UverbsFile> uapi;
-    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver the devices present, to RDMA netlink and in ioctl headers. */
-    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
@@ -96,22 +95,31 @@ public final class UverbsDevice implements CharDevice {
     }
 
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
-        this(hca, index, memory, abi, new Faults());
+        this(hca, index, memory, abi, ProviderProfile.DEFAULT, new Faults());
     }
 
-    /** The device presenting {@code abi}, whose commands and methods {@code faults} may fail before they act. */
-    public UverbsDevice(Hca hca, int index, KernelAbi abi, Faults faults) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, faults);
+    /** With {@code memory} as above, serving {@code profile}'s provider. */
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, ProviderProfile profile) {
+        this(hca, index, memory, KernelAbi.newest(), profile, new Faults());
     }
 
-    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi, Faults faults) {
+    /**
+     * The device presenting {@code abi} to {@code profile}'s provider, whose commands and methods
+     * {@code faults} may fail before they act.
+     */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi, ProviderProfile profile, Faults faults) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, profile, faults);
+    }
+
+    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi,
+                         ProviderProfile profile, Faults faults) {
         this.uapi = abi.tree();
         this.faults = faults;
         faults.offer(Point.UVERBS, verbs(uapi));
         this.hca = hca;
         this.index = index;
         this.memory = memory;
-        this.profile = ProviderProfile.selected();
+        this.profile = profile;
         this.driver = profile.driver();
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
@@ -123,9 +131,12 @@ public final class UverbsDevice implements CharDevice {
      * The ioctl methods that are the verbs of write commands, by the write command's name: what a
      * fault rule names, whichever path libibverbs takes (rdma-core's execute_cmd_write or ioctl).
      */
-    private static final Map<String, String> SAME_VERB = Map.of("CQ_CREATE", "CREATE_CQ", "CQ_DESTROY", "DESTROY_CQ",
-            "QP_DESTROY", "DESTROY_QP", "SRQ_DESTROY", "DESTROY_SRQ", "PD_DESTROY", "DEALLOC_PD", "AH_DESTROY",
-            "DESTROY_AH", "MR_DESTROY", "DEREG_MR", "MW_DESTROY", "DEALLOC_MW", "XRCD_DESTROY", "CLOSE_XRCD");
+    private static final Map<String, String> SAME_VERB = Map.ofEntries(Map.entry("CQ_CREATE", "CREATE_CQ"),
+            Map.entry("CQ_DESTROY", "DESTROY_CQ"), Map.entry("QP_CREATE", "CREATE_QP"),
+            Map.entry("QP_DESTROY", "DESTROY_QP"), Map.entry("SRQ_CREATE", "CREATE_SRQ"),
+            Map.entry("SRQ_DESTROY", "DESTROY_SRQ"), Map.entry("PD_DESTROY", "DEALLOC_PD"),
+            Map.entry("AH_DESTROY", "DESTROY_AH"), Map.entry("MR_DESTROY", "DEREG_MR"),
+            Map.entry("MW_DESTROY", "DEALLOC_MW"), Map.entry("XRCD_DESTROY", "CLOSE_XRCD"));
 
     /**
      * The fault point of every command and method, checked after the request was read and before
@@ -155,7 +166,7 @@ public final class UverbsDevice implements CharDevice {
     }
 
     long driverId() {
-        return DRIVER_ID;
+        return profile.driverId();
     }
 
     HostMemory memoryOf(VerbsOwner owner) {
@@ -178,16 +189,26 @@ public final class UverbsDevice implements CharDevice {
             return;
         }
         Owner o = owners.get(e.element());
-        if (o != null) {
-            UverbsFile.Context c = o.file().context();
-            if (c != null) {
-                c.asyncEvent(o.object().userHandle(), type, o.object());
-            }
+        if (o == null) {
+            return;
+        }
+        if (o.events() != null) {
+            o.events().asyncEvent(o.object().userHandle(), type, o.object()); // uevent.event_file
+            return;
+        }
+        UverbsFile.Context c = o.file().context();
+        if (c != null) {
+            c.asyncEvent(o.object().userHandle(), type, o.object());
         }
     }
 
     void track(Object model, UverbsFile file, UObject<?> object) {
-        owners.put(model, new Owner(file, object));
+        track(model, file, object, null);
+    }
+
+    /** As {@link #track(Object, UverbsFile, UObject)}, its events to {@code events} when not null. */
+    void track(Object model, UverbsFile file, UObject<?> object, EventFile events) {
+        owners.put(model, new Owner(file, object, events));
     }
 
     void untrack(Object model) {

@@ -557,6 +557,41 @@ class CmTest {
     }
 
     @Test
+    void eachPortCountsItsCmMessagesRetriesAndDuplicatesAsCmCDoes() throws Exception {
+        listener();
+        boolean[] lost = {false};
+        f.lose((port, mad) -> {
+            if (Mad.attributeId(mad) == CmAttribute.REQ && !lost[0]) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        });
+        // the REQ soon sent again, the REP not (its wait is the REQ's local CM response timeout)
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 4, 2, RETRY_SOON, true, RESPONSE_TIMEOUT, 7, 6, 15, false));
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        long reqs = f.wire().stream().filter("A>REQ"::equals).count();
+        assertTrue(reqs >= 2);
+        // the REQ's send completed (and was counted) when the REP cancelled it, before REP_RECEIVED
+        CmCounters.Group tx = CmCounters.Group.TX_MSGS;
+        assertEquals(reqs, f.cm.counter(f.portA, tx, "req"), "every REQ sent, retries included");
+        assertEquals(reqs - 1, f.cm.counter(f.portA, CmCounters.Group.TX_RETRIES, "req"));
+        assertEquals(1, f.cm.counter(f.portA, tx, "rtu"));
+        assertEquals(1, f.cm.counter(f.portA, CmCounters.Group.RX_MSGS, "rep"));
+        assertEquals(reqs - 1, f.cm.counter(f.portB, CmCounters.Group.RX_MSGS, "req"), "the lost one never came");
+        assertEquals(reqs - 2, f.cm.counter(f.portB, CmCounters.Group.RX_DUPLICATES, "req"));
+        assertEquals(1, f.cm.counter(f.portB, CmCounters.Group.RX_MSGS, "rtu"));
+        assertEquals(0, f.cm.counter(f.portB, tx, "apr"));
+        assertThrows(IllegalArgumentException.class, () -> f.cm.counter(f.portB, tx, "nosuch"));
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
