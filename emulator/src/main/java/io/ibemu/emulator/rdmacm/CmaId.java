@@ -201,6 +201,9 @@ final class CmaId {
                 source = a.withPort(port);
                 boundSpace = space;
                 boundPort = port;
+                if (destination == null) {
+                    destination = SockAddr.any(a.family()); // rdma_bind_addr gives the destination the family
+                }
             }
         } catch (Errno e) {
             synchronized (this) {

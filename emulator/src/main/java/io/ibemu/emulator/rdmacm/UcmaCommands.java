@@ -32,9 +32,9 @@ final class UcmaCommands {
             UcmaCommand.in(RESOLVE_ROUTE, "RESOLVE_ROUTE", Ucma.RESOLVE_ROUTE, UcmaCommands::resolveRoute),
             new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
                     UcmaCommands::queryRoute),
-            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect),
+            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect).extensibleTo("reserved"),
             UcmaCommand.in(LISTEN, "LISTEN", Ucma.LISTEN, UcmaCommands::listen),
-            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept),
+            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept).extensibleTo("reserved"),
             UcmaCommand.in(REJECT, "REJECT", Ucma.REJECT, UcmaCommands::reject),
             UcmaCommand.in(DISCONNECT, "DISCONNECT", Ucma.DISCONNECT, UcmaCommands::disconnect),
             UcmaCommand.io(INIT_QP_ATTR, "INIT_QP_ATTR", Ucma.INIT_QP_ATTR, Ucma.QP_ATTR, UcmaCommands::initQpAttr),
@@ -173,7 +173,13 @@ final class UcmaCommands {
     }
 
     /** ucma_set_option: level and name decide; a wrong optlen is EINVAL, an unknown name or level ENOSYS. */
+    /** KMALLOC_MAX_SIZE on x86_64 (MAX_ORDER 11, 4 KiB pages): a larger optlen is EINVAL before the id is looked up. */
+    private static final long KMALLOC_MAX_SIZE = 4L << 20;
+
     private static void setOption(UcmaRequest r) throws Errno {
+        if ((r.get("optlen") & 0xffffffffL) > KMALLOC_MAX_SIZE) {
+            throw Errno.of(Errno.EINVAL);
+        }
         CmaId id = r.context().cmId;
         int level = r.getInt("level");
         int name = r.getInt("optname");

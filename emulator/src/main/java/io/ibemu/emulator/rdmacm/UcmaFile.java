@@ -70,8 +70,13 @@ final class UcmaFile implements DeviceFile {
         if (out < command.responseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        // copy_from_user(&cmd, inbuf, sizeof(cmd)): past the write's end we see zeros, the kernel the caller's memory
-        byte[] request = Arrays.copyOfRange(buf, HDR, HDR + command.request().size());
+        if (in < command.extensibleFrom()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        // copy_from_user(&cmd, inbuf, sizeof(cmd)): past the write's end we see zeros, the kernel the caller's
+        // memory; an extensible request reads min(in, sizeof(cmd)) and zeroes the rest
+        int copied = command.extensibleFrom() > 0 ? Math.min(in, command.request().size()) : command.request().size();
+        byte[] request = Arrays.copyOf(Arrays.copyOfRange(buf, HDR, HDR + copied), command.request().size());
         command.handler().run(new UcmaRequest(this, caller, command, request, out, (fileFlags & O_NONBLOCK) != 0));
         return len;
     }
