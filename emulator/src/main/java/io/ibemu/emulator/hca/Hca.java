@@ -60,6 +60,8 @@ public final class Hca implements AutoCloseable {
     final Completer completer;
     /** Consulted by the requester for each send completion. */
     volatile CompletionFault completionFault = CompletionFault.NONE;
+    /** Consulted by the transports for each packet leaving this HCA's ports while armed. */
+    volatile PacketFault packetFault = PacketFault.NONE;
     final MulticastGroups multicast = new MulticastGroups();
     private final MemoryRegistration registration = new MemoryRegistration(this);
     private final QpModify qpModify = new QpModify(this);
@@ -116,6 +118,11 @@ public final class Hca implements AutoCloseable {
     /** What a fault rule makes of each send completion (CompletionFault.NONE: nothing). */
     public void completionFault(CompletionFault fault) {
         this.completionFault = fault;
+    }
+
+    /** What a fault rule makes of each packet leaving this HCA (PacketFault.NONE: nothing). */
+    public void packetFault(PacketFault fault) {
+        this.packetFault = fault;
     }
 
     /**

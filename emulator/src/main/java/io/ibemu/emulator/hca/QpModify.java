@@ -31,6 +31,9 @@ final class QpModify {
         if ((mask & QpAttributeMask.SQ_PSN) != 0) {
             qp.sendPsn = qp.attrs.sqPsn();
         }
+        if ((mask & QpAttributeMask.RQ_PSN) != 0) {
+            qp.recvPsn = qp.attrs.rqPsn();
+        }
         transitioned(qp, was, next, attrs, mask);
     }
 

@@ -42,6 +42,11 @@ public final class QueuePair {
     int sendPsn;
     /** The responder's message sequence number (AETH MSN, IBA 9.7.5.1.1): messages it acknowledged. */
     int msn;
+    /** The responder's expected PSN (ePSN, set by RQ_PSN, IBA 9.7.5.1): a request below it is a duplicate. */
+    int recvPsn;
+    /** The PSN and original value of the last atomic executed: a duplicate gets it back, not run again (IBA 9.7.5.1.2). */
+    int atomicPsn = -1;
+    long atomicOriginal;
 
     QueuePair(Hca hca, ProtectionDomain pd, QpInitAttributes init, int qpNum, QpCapabilities capabilities) {
         this.hca = hca;
@@ -136,6 +141,8 @@ public final class QueuePair {
         int retryLeft;
         int rnrLeft;
         boolean started;
+        /** The packet to send from: a request packet after a NAK, a READ response packet after a gap (IBA 9.7.5.2). */
+        int resume;
 
         SendWqe(SendWorkRequest wr, boolean signaled) {
             this.wr = wr;

@@ -110,9 +110,8 @@ final class Responder {
             return Response.NONE;
         }
         int flags = p.grh() != null ? WcOpcode.FLAG_GRH : 0;
-        hca.completer.receive(q.recvCq(), received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV,
+        return delivered(q, q.recvCq(), received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV,
                 GRH_SPACE + p.length(), flags), p.solicited());
-        return Response.ACK;
     }
 
     private Response send(QueuePair q, Packet p) {
@@ -144,9 +143,8 @@ final class Responder {
             }
             flags = WcOpcode.FLAG_WITH_INV;
         }
-        hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), flags),
+        return delivered(q, cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), flags),
                 p.solicited());
-        return Response.ACK;
     }
 
     private Response write(QueuePair q, Packet p) {
@@ -176,7 +174,7 @@ final class Responder {
         }
         if (r != null) {
             consume(q, p);
-            hca.completer.receive(receiveCq(q, p), received(q, p, r.wrId(), WcStatus.SUCCESS,
+            return delivered(q, receiveCq(q, p), received(q, p, r.wrId(), WcStatus.SUCCESS,
                     WcOpcode.RECV_RDMA_WITH_IMM, p.length(), 0), p.solicited());
         }
         return Response.ACK;
@@ -226,6 +224,22 @@ final class Responder {
         } catch (MemoryFault e) {
             return remoteAccess(q);
         }
+    }
+
+    /**
+     * A receive completes: as it is, or with the error status a fault rule gives it; the QP then
+     * goes to ERR and an RC requester hears Remote Operational Error, as after a responder's local error.
+     */
+    private Response delivered(QueuePair q, CompletionQueue cq, WorkCompletion wc, boolean solicited) {
+        int status = hca.completionFault.receiveStatus(q, wc);
+        if (status == wc.status()) {
+            hca.completer.receive(cq, wc, solicited);
+            return Response.ACK;
+        }
+        hca.completer.receive(cq, new WorkCompletion(wc.wrId(), status, wc.opcode(), 0, 0, 0, wc.qpNum(), wc.srcQp(),
+                0, wc.pkeyIndex(), wc.slid(), wc.sl(), wc.dlidPathBits()), false);
+        hca.completer.error(q);
+        return q.type().isReliable() ? Response.REMOTE_OPERATION : Response.NONE;
     }
 
     /** rvt_rkey_ok / rxe_check_rkey: the region and host address for {@code len} bytes at the packet's address, null when refused. */
