@@ -19,6 +19,8 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
+import io.ibemu.emulator.rdmacm.RdmaCm;
+import io.ibemu.emulator.rdmacm.RdmaCmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.fault.FaultControl;
 import io.ibemu.emulator.fault.FaultSyntaxException;
@@ -101,6 +103,10 @@ final class Daemon implements AutoCloseable {
     /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
     private volatile Ipoib ipoib;
     private volatile boolean closed;
+    /** /dev/infiniband/rdma_cm: the RDMA connection manager's ids, all files'. */
+    private volatile RdmaCmDevice rdmaCm;
+    /** The RDMA CM (cma.c) behind it, over the IB CM. */
+    private volatile RdmaCm cma;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
@@ -152,9 +158,17 @@ final class Daemon implements AutoCloseable {
             for (LocalHca hca : hcas) {
                 daemon.addCmDevice(hca);
             }
+            // ucma's misc device, one for the machine: the RDMA CM over every local HCA
+            daemon.cma = new RdmaCm(fabric, layer, daemon.cm, () -> daemon.hotplug == null ? List.of()
+                    : daemon.hotplug.all().stream().map(p -> p.uverbs().hca()).toList(), () -> daemon.ipoib);
+            daemon.rdmaCm = new RdmaCmDevice(daemon.cma);
+            devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
+                    daemon.rdmaCm);
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, o.provider(), daemon.cm);
             infiniband.build(hcas);
+            infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
+                    RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
                     readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm), locals,
@@ -184,6 +198,10 @@ final class Daemon implements AutoCloseable {
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
+            MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
+                    Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
+            MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
+                    "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
             for (LocalHca hca : hcas) {
                 String port = InfinibandSysfs.rootPort(hca.pciSlot());
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
@@ -211,7 +229,9 @@ final class Daemon implements AutoCloseable {
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
                     (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
-                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())));
+                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())),
+                    List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
+                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)));
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
@@ -508,6 +528,9 @@ final class Daemon implements AutoCloseable {
             // files of a removed HCA stay open until their owners close them; their objects are gone
             counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
         }
+        if (rdmaCm != null) {
+            counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
+        }
         return counts;
     }
 
@@ -517,6 +540,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (cma != null) {
+            cma.close();
+        }
         if (ipoib != null) {
             ipoib.close();
         }
