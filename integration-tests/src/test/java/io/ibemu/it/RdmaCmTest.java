@@ -1,5 +1,6 @@
 package io.ibemu.it;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -182,5 +183,71 @@ class RdmaCmTest {
                 """;
         Result r = ib.exec("/usr/bin/python3", "-c", program).assertOk();
         assertTrue(r.stdout().contains("created 3"), r.toString());
+    }
+    private static Result ctl(String... args) {
+        String[] all = new String[args.length + 3];
+        all[0] = "ctl";
+        all[1] = "--name";
+        all[2] = ib.name();
+        System.arraycopy(args, 0, all, 3, args.length);
+        return Ibemu.ibemu(all).assertOk();
+    }
+
+    /** The line of rule {@code id} in ctl fault list. */
+    private static String faultRule(String id) {
+        String list = ctl("fault", "list").stdout();
+        return list.lines().filter(l -> l.startsWith(id + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no rule " + id + " in\n" + list));
+    }
+
+    /**
+     * on=ucma:RESOLVE_ROUTE: rping's client fails its route resolution with the rule's errno (rping
+     * resolves the route before it needs the server, so it runs alone), then connects on the next run.
+     */
+    @Test
+    void aUcmaRuleFailsRpingsRouteResolutionOnce() {
+        String id = ctl("fault", "add", "on=ucma:RESOLVE_ROUTE", "errno=ETIMEDOUT", "nth=1", "comm=rping").stdout().strip();
+        try {
+            Result failed = ib.exec(Duration.ofSeconds(120), "rping", "-c", "-v", "-C", "1", "-I", B, "-a", A);
+            assertFalse(failed.ok(), failed.toString());
+            assertTrue(failed.stderr().contains("rdma_resolve_route: Connection timed out"), failed.toString());
+            assertTrue(faultRule(id).startsWith(id + " hits=1 matched=1 "), faultRule(id));
+            Result r = pair("rping -s -v -a " + A + " -C 2", "rping -c -v -V -C 2 -I " + B + " -a " + A).assertOk();
+            assertTrue(r.stdout().contains("server ping data: rdma-ping-1"), r.toString());
+            assertTrue(faultRule(id).startsWith(id + " hits=1 matched=2 "), faultRule(id));
+            assertTrue(ib.log().contains("fault rule " + id + " hit ucma:RESOLVE_ROUTE pid="), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+        assertNoIdLeft();
+    }
+
+    /**
+     * A lost CM reply: the first REP (class 7, attribute 0x13) is dropped on its first cable; a
+     * timeout resends it (the server's REP waiting for its RTU, or the client's REQ, which the
+     * server answers with its REP again: cm_dup_req_handler), and rping connects. The ports count
+     * the retry in cm_tx_retries.
+     */
+    @Test
+    void aLostCmReplyIsRecoveredByTheCmsRetry() {
+        long before = cmRetries();
+        String id = ctl("fault", "add", "on=mad", "class=0x07", "attr=0x13", "drop", "nth=1").stdout().strip();
+        try {
+            Result r = pair("rping -s -v -a " + A + " -C 2", "rping -c -v -V -C 2 -I " + B + " -a " + A).assertOk();
+            assertTrue(r.stdout().contains("server ping data: rdma-ping-1"), r.toString());
+            assertTrue(faultRule(id).startsWith(id + " hits=1 "), faultRule(id));
+            assertTrue(ib.log().contains("fault rule " + id + " dropped a MAD leaving"), ib.log());
+            assertTrue(cmRetries() > before, "cm_tx_retries/rep of ibemu0 and req of ibemu1 stayed " + before);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+        assertNoIdLeft();
+    }
+
+    /** The retries of the server's REPs (ibemu0) and the client's REQs (ibemu1). */
+    private static long cmRetries() {
+        return ib.exec(Duration.ofSeconds(60), "cat", "/sys/class/infiniband/ibemu0/ports/1/cm_tx_retries/rep",
+                "/sys/class/infiniband/ibemu1/ports/1/cm_tx_retries/req").assertOk().stdout().lines()
+                .mapToLong(l -> Long.parseLong(l.strip())).sum();
     }
 }

@@ -161,7 +161,7 @@ final class Daemon implements AutoCloseable {
             // ucma's misc device, one for the machine: the RDMA CM over every local HCA
             daemon.cma = new RdmaCm(fabric, layer, daemon.cm, () -> daemon.hotplug == null ? List.of()
                     : daemon.hotplug.all().stream().map(p -> p.uverbs().hca()).toList(), () -> daemon.ipoib);
-            daemon.rdmaCm = new RdmaCmDevice(daemon.cma);
+            daemon.rdmaCm = new RdmaCmDevice(daemon.cma, daemon.faults);
             devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
                     daemon.rdmaCm);
             devices.mount(devDir);

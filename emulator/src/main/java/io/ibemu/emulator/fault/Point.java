@@ -22,7 +22,7 @@ public enum Point {
     /** A verbs packet (RC, UC, UD request or RC answer) leaving an HCA port, by PSN. */
     PACKET("packet", false, false, Set.of("node", "port", "qpn", "opcode"), Set.of("drop", "dup", "corrupt",
             "reorder")),
-    /** An rdma_cm command on /dev/infiniband/rdma_cm, by its kernel name, before it acts (wired with the rdmacm room). */
+    /** An rdma_cm command on /dev/infiniband/rdma_cm, by its kernel name, before it acts. */
     UCMA("ucma", true, false, Set.of("pid", "comm"), Set.of("errno")),
     /** A cable, flapped once when the rule is added: cut, then plugged back in. */
     LINK("link", false, true, Set.of("link"), Set.of("flap"));

@@ -3,6 +3,14 @@ package io.ibemu.emulator.rdmacm;
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.emulator.fault.Faults;
+import io.ibemu.emulator.fault.Point;
+import io.ibemu.emulator.fault.ProcessFacts;
+import io.ibemu.kernel.Errno;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * {@code /dev/infiniband/rdma_cm}, ucma.c's misc device ({@code ucma_misc}: mode 0666, a dynamic
@@ -26,9 +34,25 @@ public final class RdmaCmDevice implements CharDevice {
     /** multicast_table: every join of every file, the lowest free id from 0. */
     private final java.util.TreeMap<Integer, UcmaMulticast> multicasts = new java.util.TreeMap<>();
     final RdmaCm cm;
+    /** The instance's fault rules ({@code on=ucma:NAME}), consulted before a command acts. */
+    private final Faults faults;
 
     public RdmaCmDevice(RdmaCm cm) {
+        this(cm, new Faults());
+    }
+
+    public RdmaCmDevice(RdmaCm cm, Faults faults) {
         this.cm = cm;
+        this.faults = faults;
+        faults.offer(Point.UCMA, Arrays.stream(UcmaCommands.TABLE).filter(Objects::nonNull).map(UcmaCommand::name)
+                .collect(Collectors.toSet()));
+    }
+
+    /** The fault point of a ucma command: its errno if a rule hits it, before the handler acts. */
+    void admit(UcmaCommand command, Caller caller) throws Errno {
+        if (!faults.none()) {
+            faults.failCall(Point.UCMA, command.name(), new ProcessFacts(caller.tid(), Map.of()));
+        }
     }
 
     @Override

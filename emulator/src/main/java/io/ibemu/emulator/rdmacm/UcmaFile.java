@@ -69,6 +69,7 @@ final class UcmaFile implements DeviceFile {
         if (out < command.responseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
+        device.admit(command, caller);
         if (in < command.extensibleFrom()) {
             throw Errno.of(Errno.EINVAL);
         }
