@@ -676,6 +676,19 @@ final class CmaId {
      * remote access (connected), whatever state was asked.
      */
     QpAttributeChange initQpAttr(QpState target) throws Errno {
+        QpAttributeChange c = cmQpAttr(target);
+        int timeout;
+        synchronized (this) {
+            timeout = ackTimeout;
+        }
+        if ((c.mask() & QpAttributeMask.TIMEOUT) == 0 || timeout < 0) {
+            return c;
+        }
+        // rdma_init_qp_attr: a timeout set by rdma_set_ack_timeout replaces the one the CM computed
+        return new QpAttributeChange(c.attributes().toBuilder().timeout(timeout).build(), c.mask());
+    }
+
+    private QpAttributeChange cmQpAttr(QpState target) throws Errno {
         CmId id;
         synchronized (this) {
             id = ibId;
