@@ -483,10 +483,8 @@ final class UcmaCommands {
         UcmaContext c = r.context();
         CmaId id = withDevice(r);
         if (r.get("conn_param.valid") != 0) {
-            id.accept(connParam(r, id));
-            synchronized (r.file()) {
-                c.uid = r.get("uid");
-            }
+            ConnParam param = connParam(r, id);
+            r.file().accept(c, r.get("uid"), () -> id.accept(param));
         } else {
             id.accept(null);
         }

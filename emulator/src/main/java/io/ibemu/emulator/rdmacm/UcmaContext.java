@@ -13,6 +13,12 @@ final class UcmaContext {
     long uid;
     int eventsReported;
     int backlog;
+    /**
+     * While ACCEPT runs, the events of a new connection's id wait here rather than being dropped:
+     * the kernel sets the uid under rdma_lock_handler, so an RTU answered before the uid is set
+     * still gives its ESTABLISHED once it is.
+     */
+    java.util.List<CmaEvent> held;
 
     UcmaContext(int id, UcmaFile file) {
         this.id = id;

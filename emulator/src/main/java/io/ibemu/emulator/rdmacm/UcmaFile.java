@@ -107,6 +107,9 @@ final class UcmaFile implements DeviceFile {
                 }
                 context.backlog--;
             } else if (context.uid == 0 || context.cmId != cmId) {
+                if (context.held != null && context.cmId == cmId) {
+                    context.held.add(event);
+                }
                 return true;
             }
             events.addLast(new Event(context, cmId, event, UcmaCommands.eventResponse(context, event)));
@@ -116,6 +119,39 @@ final class UcmaFile implements DeviceFile {
         }
         wake.forEach(PollWaiter::wake);
         return true;
+    }
+
+    /**
+     * ucma_accept with the handler locked: {@code accept} runs with {@code context}'s events held,
+     * then the uid is set and what came meanwhile is queued behind it; if it fails they are dropped.
+     */
+    void accept(UcmaContext context, long uid, CmaIdAction accept) throws Errno {
+        synchronized (this) {
+            context.held = new ArrayList<>();
+        }
+        List<PollWaiter> wake;
+        try {
+            accept.run();
+            synchronized (this) {
+                context.uid = uid;
+                for (CmaEvent e : context.held) {
+                    events.addLast(new Event(context, context.cmId, e, UcmaCommands.eventResponse(context, e)));
+                }
+                notifyAll();
+                wake = new ArrayList<>(waiters);
+                waiters.clear();
+            }
+        } finally {
+            synchronized (this) {
+                context.held = null;
+            }
+        }
+        wake.forEach(PollWaiter::wake);
+    }
+
+    @FunctionalInterface
+    interface CmaIdAction {
+        void run() throws Errno;
     }
 
     /**
