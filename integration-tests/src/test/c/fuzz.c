@@ -772,33 +772,34 @@ static const char *rdma_cm_path(void) { return env_or("IBEMU_RDMA_CM", "/dev/inf
 
 /* ucma's request layouts (rdma_user_cm.h): where the response pointer, the id and addresses sit. */
 struct ucma_layout {
+	int in;                /* sizeof the request */
 	int response;          /* offset of the response pointer, -1 for none */
 	int addr[2], addr_len; /* sockaddr areas (-1: none) and their size: 28 (sockaddr_in6) or 128 */
 };
 static const struct ucma_layout UCMA_LAYOUT[23] = {
-	[0] = { 8, { -1, -1 }, 0 },       /* CREATE_ID: uid, response */
-	[1] = { 0, { -1, -1 }, 0 },       /* DESTROY_ID */
-	[2] = { 0, { 8, -1 }, 28 },       /* BIND_IP */
-	[3] = { -1, { 0, 28 }, 28 },      /* RESOLVE_IP */
-	[4] = { -1, { -1, -1 }, 0 },      /* RESOLVE_ROUTE */
-	[5] = { 0, { -1, -1 }, 0 },       /* QUERY_ROUTE */
-	[6] = { -1, { -1, -1 }, 0 },      /* CONNECT */
-	[7] = { -1, { -1, -1 }, 0 },      /* LISTEN */
-	[8] = { -1, { -1, -1 }, 0 },      /* ACCEPT */
-	[9] = { -1, { -1, -1 }, 0 },      /* REJECT */
-	[10] = { -1, { -1, -1 }, 0 },     /* DISCONNECT */
-	[11] = { 0, { -1, -1 }, 0 },      /* INIT_QP_ATTR */
-	[12] = { 0, { -1, -1 }, 0 },      /* GET_EVENT */
-	[13] = { -1, { -1, -1 }, 0 },     /* GET_OPTION (no handler) */
-	[14] = { 0, { -1, -1 }, 0 },      /* SET_OPTION: optval */
-	[15] = { -1, { -1, -1 }, 0 },     /* NOTIFY */
-	[16] = { 0, { 16, -1 }, 28 },     /* JOIN_IP_MCAST */
-	[17] = { 0, { -1, -1 }, 0 },      /* LEAVE_MCAST */
-	[18] = { 0, { -1, -1 }, 0 },      /* MIGRATE_ID */
-	[19] = { 0, { -1, -1 }, 0 },      /* QUERY */
-	[20] = { -1, { 8, -1 }, 128 },    /* BIND */
-	[21] = { -1, { 16, 144 }, 128 },  /* RESOLVE_ADDR */
-	[22] = { 0, { 24, -1 }, 128 },    /* JOIN_MCAST */
+	[0] = { 24, 8, { -1, -1 }, 0 },       /* CREATE_ID: uid, response */
+	[1] = { 16, 0, { -1, -1 }, 0 },       /* DESTROY_ID */
+	[2] = { 40, 0, { 8, -1 }, 28 },       /* BIND_IP */
+	[3] = { 64, -1, { 0, 28 }, 28 },      /* RESOLVE_IP */
+	[4] = { 8, -1, { -1, -1 }, 0 },      /* RESOLVE_ROUTE */
+	[5] = { 16, 0, { -1, -1 }, 0 },       /* QUERY_ROUTE */
+	[6] = { 288, -1, { -1, -1 }, 0 },      /* CONNECT */
+	[7] = { 8, -1, { -1, -1 }, 0 },      /* LISTEN */
+	[8] = { 296, -1, { -1, -1 }, 0 },      /* ACCEPT */
+	[9] = { 264, -1, { -1, -1 }, 0 },      /* REJECT */
+	[10] = { 4, -1, { -1, -1 }, 0 },     /* DISCONNECT */
+	[11] = { 16, 0, { -1, -1 }, 0 },      /* INIT_QP_ATTR */
+	[12] = { 8, 0, { -1, -1 }, 0 },      /* GET_EVENT */
+	[13] = { 0, -1, { -1, -1 }, 0 },     /* GET_OPTION (no handler) */
+	[14] = { 24, 0, { -1, -1 }, 0 },      /* SET_OPTION: optval */
+	[15] = { 8, -1, { -1, -1 }, 0 },     /* NOTIFY */
+	[16] = { 48, 0, { 16, -1 }, 28 },     /* JOIN_IP_MCAST */
+	[17] = { 16, 0, { -1, -1 }, 0 },      /* LEAVE_MCAST */
+	[18] = { 16, 0, { -1, -1 }, 0 },      /* MIGRATE_ID */
+	[19] = { 16, 0, { -1, -1 }, 0 },      /* QUERY */
+	[20] = { 136, -1, { 8, -1 }, 128 },    /* BIND */
+	[21] = { 272, -1, { 16, 144 }, 128 },  /* RESOLVE_ADDR */
+	[22] = { 152, 0, { 24, -1 }, 128 },    /* JOIN_MCAST */
 };
 #define UCMA_LARGEST 296 /* struct rdma_ucm_accept */
 
@@ -845,8 +846,10 @@ static void ucma_act(void)
 	cmd = below(8) ? (uint32_t)below(23) : below(2) ? 23 + (uint32_t)below(8) : (uint32_t)next();
 	random_bytes(buf, sizeof(buf));
 	for (i = 8; i + 4 <= (int)sizeof(buf); i += 4) /* small values make ids 0 and 1 reachable */
-		if (below(3) == 0)
-			memset(buf + i, 0, 3);
+		if (below(3) == 0) {
+			uint32_t v = (uint32_t)below(3);
+			memcpy(buf + i, &v, 4);
+		}
 	ours = below(4) != 0;
 	if (cmd < 23) {
 		const struct ucma_layout *l = &UCMA_LAYOUT[cmd];
@@ -860,14 +863,19 @@ static void ucma_act(void)
 			memset(buf + 8 + l->addr[k], 0, l->addr_len);
 			memcpy(buf + 8 + l->addr[k], &families[below(4)], 2);
 		}
+		if (cmd == 0 && below(4)) { /* CREATE_ID: mostly a port space that exists */
+			static const uint16_t ps[] = { 0x0002, 0x013f, 0x0106, 0x0111 };
+			memcpy(buf + 8 + 16, &ps[below(4)], 2);
+		}
 		if (cmd == 18) { /* MIGRATE_ID: an fd no process has */
 			uint32_t fd = 900 + (uint32_t)below(100);
 			memcpy(buf + 8 + 12, &fd, 4);
 		}
 	}
-	/* `in`: the request's size, or a little more or less, or anything; out: likewise */
-	in = below(4) ? (uint16_t)(below(UCMA_LARGEST + 16)) : (uint16_t)next();
-	out = below(2) ? (uint16_t)below(400) : (uint16_t)next();
+	/* `in`: the request's size, or anything up to the largest, or any u16; out: likewise */
+	in = cmd < 23 && below(4) ? (uint16_t)UCMA_LAYOUT[cmd].in : below(8) ? (uint16_t)below(UCMA_LARGEST + 16)
+									  : (uint16_t)next();
+	out = below(2) ? 400 : below(4) ? (uint16_t)below(400) : (uint16_t)next();
 	memcpy(buf, &cmd, 4);
 	memcpy(buf + 4, &in, 2);
 	memcpy(buf + 6, &out, 2);
