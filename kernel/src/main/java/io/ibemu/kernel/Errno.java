@@ -28,6 +28,13 @@ public final class Errno extends Exception {
     public static final int ENODATA = 61;
     public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
+    public static final int EAFNOSUPPORT = 97;
+    public static final int EADDRINUSE = 98;
+    public static final int EADDRNOTAVAIL = 99;
+    public static final int ENETUNREACH = 101;
+    public static final int ECONNRESET = 104;
+    public static final int ECONNREFUSED = 111;
+    public static final int EHOSTUNREACH = 113;
     public static final int ETIMEDOUT = 110;
 
     private final int code;

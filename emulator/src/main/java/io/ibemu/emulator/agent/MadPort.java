@@ -140,6 +140,34 @@ public final class MadPort {
     }
 
     /**
+     * ib_cancel_mad: a send still waiting ends at once with {@link SendStatus#FLUSHED}
+     * (IB_WC_WR_FLUSH_ERR); one already ended is left alone.
+     */
+    public void cancel(SendRequest s) {
+        if (s.done) {
+            return;
+        }
+        s.agent.waiting.remove(s);
+        finish(s, SendStatus.FLUSHED);
+    }
+
+    /**
+     * ib_modify_mad: a send still waiting waits {@code timeoutMs} from now, and as long before
+     * each of its remaining retries (the CM's answer to an MRA). Zero cancels it.
+     */
+    public void modify(SendRequest s, int timeoutMs) {
+        if (timeoutMs <= 0) {
+            cancel(s);
+            return;
+        }
+        if (s.done || !s.agent.waiting.contains(s)) {
+            return;
+        }
+        s.timeoutMs = timeoutMs;
+        arm(s, timeoutMs);
+    }
+
+    /**
      * The response timer starts once the send is on the wire (wait_for_response after the send
      * completes); most answers arrive during the transmit, and those sends need no timer at all.
      */

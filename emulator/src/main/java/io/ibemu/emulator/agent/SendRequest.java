@@ -18,7 +18,8 @@ public final class SendRequest {
     final int remoteQpn;
     final int remoteQkey;
     final int pkeyIndex;
-    final int timeoutMs;
+    /** Changed by ib_modify_mad (an MRA extends the wait). */
+    int timeoutMs;
     final boolean rmppActive;
     private final Object context;
 

@@ -4,6 +4,8 @@ import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.devfs.supervise.Supervisor;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmId;
 import io.ibemu.emulator.control.Console;
 import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.control.ControlServer;
@@ -17,6 +19,8 @@ import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
+import io.ibemu.emulator.rdmacm.RdmaCm;
+import io.ibemu.emulator.rdmacm.RdmaCmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.fault.FaultControl;
 import io.ibemu.emulator.fault.FaultSyntaxException;
@@ -78,6 +82,8 @@ final class Daemon implements AutoCloseable {
     }
 
     private final MadLayer layer;
+    /** The IB Communication Manager (ib_cm): a CM agent on every local port, as the kernel loads it. */
+    private final Cm cm;
     /** The instance's fault rules: every point consults this one table. */
     private final Faults faults = new Faults();
     /** The data path every local HCA's verbs model shares, and those models' devices. */
@@ -95,9 +101,14 @@ final class Daemon implements AutoCloseable {
     /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
     private volatile Ipoib ipoib;
     private volatile boolean closed;
+    /** /dev/infiniband/rdma_cm: the RDMA connection manager's ids, all files'. */
+    private volatile RdmaCmDevice rdmaCm;
+    /** The RDMA CM (cma.c) behind it, over the IB CM. */
+    private volatile RdmaCm cma;
 
     private Daemon(MadLayer layer, DataLink link, DeviceDirectory devices, SysfsTree sysfs) {
         this.layer = layer;
+        this.cm = new Cm(layer);
         this.link = link;
         this.devices = devices;
         this.sysfs = sysfs;
@@ -142,12 +153,23 @@ final class Daemon implements AutoCloseable {
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
+            for (LocalHca hca : hcas) {
+                daemon.addCmDevice(hca);
+            }
+            // ucma's misc device, one for the machine: the RDMA CM over every local HCA
+            daemon.cma = new RdmaCm(fabric, layer, daemon.cm, () -> daemon.hotplug == null ? List.of()
+                    : daemon.hotplug.all().stream().map(p -> p.uverbs().hca()).toList(), () -> daemon.ipoib);
+            daemon.rdmaCm = new RdmaCmDevice(daemon.cma);
+            devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
+                    daemon.rdmaCm);
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
             infiniband.build(hcas);
+            infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
+                    RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
                 daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
@@ -170,6 +192,10 @@ final class Daemon implements AutoCloseable {
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
+            MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
+                    Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
+            MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
+                    "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
             for (LocalHca hca : hcas) {
                 String port = InfinibandSysfs.rootPort(hca.pciSlot());
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
@@ -197,7 +223,9 @@ final class Daemon implements AutoCloseable {
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
                     (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
-                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())));
+                            : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())),
+                    List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
+                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)));
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
@@ -442,16 +470,25 @@ final class Daemon implements AutoCloseable {
         }
     }
 
-    /** `ctl objects`: each local HCA's open uverbs files and verbs objects, then removed HCAs' still open files. */
+    /**
+     * `ctl objects`: each local HCA's open uverbs files and verbs objects and its live CM ids
+     * ({@code cm_id}), then removed HCAs' still open files.
+     */
     private Map<String, Map<String, Integer>> objectCounts() {
         Map<String, Map<String, Integer>> counts = new java.util.LinkedHashMap<>();
+        List<CmId> cmIds = cm.ids();
         for (Hotplug.Plugged p : hotplug.all()) {
             UverbsDevice uverbs = p.uverbs();
-            counts.put(uverbs.hca().local().name(), uverbs.objectCounts());
+            Map<String, Integer> line = new java.util.LinkedHashMap<>(uverbs.objectCounts());
+            line.put("cm_id", (int) cmIds.stream().filter(id -> id.hca().local() == p.hca()).count());
+            counts.put(uverbs.hca().local().name(), line);
         }
         for (UverbsDevice uverbs : hotplug.unpluggedStillOpen()) {
             // files of a removed HCA stay open until their owners close them; their objects are gone
             counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
+        }
+        if (rdmaCm != null) {
+            counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
         }
         return counts;
     }
@@ -462,6 +499,9 @@ final class Daemon implements AutoCloseable {
             return;
         }
         closed = true;
+        if (cma != null) {
+            cma.close();
+        }
         if (ipoib != null) {
             ipoib.close();
         }
@@ -481,7 +521,22 @@ final class Daemon implements AutoCloseable {
                 p.uverbs().hca().close();
             }
         }
+        cm.close();
         link.close();
         layer.close();
+    }
+
+    /** cm_add_one for a local HCA. */
+    private void addCmDevice(LocalHca hca) throws IOException {
+        try {
+            cm.addDevice(hca);
+        } catch (io.ibemu.kernel.Errno e) {
+            throw new IOException("ib_cm: cannot register the CM agent on " + hca.name() + ": errno " + e.code());
+        }
+    }
+
+    /** The Communication Manager, for the consumers the daemon wires to it (rdma_cm). */
+    Cm cm() {
+        return cm;
     }
 }

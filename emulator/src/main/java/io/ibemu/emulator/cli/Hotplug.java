@@ -3,6 +3,7 @@ package io.ibemu.emulator.cli;
 import io.ibemu.devfs.DeviceDirectory;
 import io.ibemu.devfs.ns.MountNamespace;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.control.ControlException;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.LocalHca;
@@ -52,7 +53,8 @@ final class Hotplug {
 
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
-                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, Faults faults) {
+                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, Faults faults,
+                   Cm cm) {
     }
 
     private final Machine m;
@@ -116,6 +118,11 @@ final class Hotplug {
         }
         LocalHca hca = new LocalHca(index, node, identity, freeSlot(), firstFreeMinor(node.portCount()));
         Plugged p = devices(hca);
+        try {
+            m.cm().addDevice(hca);
+        } catch (io.ibemu.kernel.Errno e) {
+            throw new IOException("ib_cm: cannot register the CM agent: errno " + e.code());
+        }
         m.sysfs().add(hca);
         showSysfs(hca);
         plugged(p);
@@ -131,6 +138,7 @@ final class Hotplug {
         // ib_unregister_device: the clients let go of the device first (ib_umad_kill_port, uverbs disassociate)
         p.umads().forEach(UmadDevice::kill);
         p.uverbs().disassociate();
+        m.cm().removeDevice(hca);
         m.sysfs().announceRemoval(hca.name());
         settle();
         List<String> links = m.sysfs().outsideLinks(hca.name());

@@ -244,6 +244,36 @@ public final class Ipoib implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** An IPoIB netdev as the RDMA CM reads it (rdma_copy_src_l2_addr): port, P_Key, 20-byte address. */
+    public record Netdev(String name, LocalHca hca, int port, int pkey, byte[] hardwareAddress) {
+    }
+
+    /** Every interface, P_Key children included, as the RDMA CM translates IP addresses over them. */
+    public synchronized List<Netdev> netdevs() {
+        List<Netdev> out = new ArrayList<>();
+        for (IpoibInterface i : interfaces) {
+            byte[] hw = new byte[HardwareAddress.LENGTH];
+            i.address().encode(hw, 0);
+            out.add(new Netdev(i.name(), i.hca().local(), i.port().number(), i.pkey(), hw));
+        }
+        return out;
+    }
+
+    /**
+     * The 20-byte hardware address a neighbour entry of interface {@code name} holds: the kernel's
+     * table has the daemon's stand-in MAC ({@code mac}), which only the interface can map back.
+     */
+    public synchronized Optional<byte[]> neighbour(String name, byte[] mac) {
+        IpoibInterface i = find(name);
+        HardwareAddress a = i == null ? null : i.neighbour(mac);
+        if (a == null) {
+            return Optional.empty();
+        }
+        byte[] hw = new byte[HardwareAddress.LENGTH];
+        a.encode(hw, 0);
+        return Optional.of(hw);
+    }
+
     /**
      * create_child (ipoib_vlan_add): a P_Key child of {@code parentName} on the same port, named
      * PARENT.PKEY, its own UD QP in that partition joining the partition's broadcast group. Made

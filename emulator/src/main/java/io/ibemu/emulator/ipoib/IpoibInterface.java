@@ -31,6 +31,7 @@ import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.emulator.hca.WrOpcode;
 import io.ibemu.emulator.mad.McMemberRecord;
 import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.emulator.sa.SaClient;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -188,6 +189,11 @@ final class IpoibInterface implements AutoCloseable {
 
     HardwareAddress address() {
         return own;
+    }
+
+    /** The neighbour a stand-in MAC of this interface's ARP cache means, or null. */
+    HardwareAddress neighbour(byte[] mac) {
+        return macs.address(mac, 0);
     }
 
     /** {@code ib0 port ibemu0/1 address 00:00:00:02:fe:80:... carrier on}, then {@code   neigh MAC ADDRESS} lines. */

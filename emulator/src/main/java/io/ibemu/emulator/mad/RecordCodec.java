@@ -17,14 +17,15 @@ import java.util.Set;
  * Decodes and encodes an immutable record through a {@link Layout}: each record component is the
  * field of the same name. Component types: {@code int} (fields up to 32 bits, the bit pattern),
  * {@code long}, {@code boolean} (1 bit), {@code String} (a NUL-padded byte field),
- * {@code List<Integer>} and {@code List<Long>} (array fields). Built once per record type; a
+ * {@code List<Integer>} and {@code List<Long>} (array fields), {@code byte[]} (a byte-aligned
+ * field copied as it is: a GID, CM private data). Built once per record type; a
  * component without a field, or a field without a component, is an error at class load.
  * Components are read and records built through core reflection, not method handles: adapting
  * handles to a generic shape spun ~100 lambda-form classes at the first MAD, whose bytecode
  * generator C2 then compiled cold with a 16 MB arena (docs/decisions.md, memory).
  */
 public final class RecordCodec<R extends Record> {
-    private enum Kind { INT, LONG, BOOLEAN, STRING, INT_LIST, LONG_LIST }
+    private enum Kind { INT, LONG, BOOLEAN, STRING, BYTES, INT_LIST, LONG_LIST }
 
     private record Binding(Field field, Kind kind, Method accessor) {
     }
@@ -82,6 +83,8 @@ public final class RecordCodec<R extends Record> {
             kind = Kind.BOOLEAN;
         } else if (t == String.class) {
             kind = Kind.STRING;
+        } else if (t == byte[].class) {
+            kind = Kind.BYTES;
         } else if (t == List.class) {
             Type g = c.getGenericType();
             Type arg = g instanceof ParameterizedType p ? p.getActualTypeArguments()[0] : null;
@@ -100,7 +103,7 @@ public final class RecordCodec<R extends Record> {
             case INT, INT_LIST -> f.bitWidth() <= 32;
             case LONG, LONG_LIST -> f.bitWidth() <= 64;
             case BOOLEAN -> f.bitWidth() == 1;
-            case STRING -> f.count() == 1 && (f.bitWidth() & 7) == 0;
+            case STRING, BYTES -> f.count() == 1 && (f.bitWidth() & 7) == 0 && (f.bitOffset() & 7) == 0;
         };
         if (!ok || list != f.isArray()) {
             throw new IllegalStateException(
@@ -120,6 +123,8 @@ public final class RecordCodec<R extends Record> {
                 case LONG -> f.get(b, offset);
                 case BOOLEAN -> f.get(b, offset) != 0;
                 case STRING -> text(b, offset + f.bitOffset() / 8, f.bitWidth() / 8);
+                case BYTES -> Arrays.copyOfRange(b, offset + f.bitOffset() / 8,
+                        offset + f.bitOffset() / 8 + f.bitWidth() / 8);
                 case INT_LIST -> {
                     Integer[] v = new Integer[f.count()];
                     for (int k = 0; k < v.length; k++) {
@@ -169,6 +174,15 @@ public final class RecordCodec<R extends Record> {
                     byte[] s = ((String) v).getBytes(StandardCharsets.UTF_8);
                     System.arraycopy(s, 0, b, offset + f.bitOffset() / 8, Math.min(s.length, f.bitWidth() / 8));
                 }
+                case BYTES -> {
+                    // shorter is zero-padded (private data is fixed-length on the wire); longer is an error
+                    byte[] bytes = (byte[]) v;
+                    if (bytes.length > f.bitWidth() / 8) {
+                        throw new IllegalArgumentException(
+                                f.name() + " holds " + f.bitWidth() / 8 + " bytes, got " + bytes.length);
+                    }
+                    System.arraycopy(bytes, 0, b, offset + f.bitOffset() / 8, bytes.length);
+                }
                 case INT_LIST, LONG_LIST -> {
                     List<?> list = (List<?>) v;
                     if (list.size() != f.count()) {
@@ -197,6 +211,7 @@ public final class RecordCodec<R extends Record> {
                 case INT -> sb.append(wide(f) ? String.format("0x%x", v) : v);
                 case LONG -> sb.append(String.format("0x%016x", v));
                 case BOOLEAN -> sb.append(((Boolean) v) ? 1 : 0);
+                case BYTES -> sb.append(java.util.HexFormat.of().formatHex((byte[]) v));
                 default -> sb.append(v);
             }
             sb.append('\n');

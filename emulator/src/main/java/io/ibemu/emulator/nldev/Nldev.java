@@ -48,6 +48,8 @@ public final class Nldev implements NetlinkFamily {
     }
 
     /** Serves the devices {@code devices} gives (read at each request); {@code rename} moves one (0 or errno). */
+    private final List<GlobalChardev> globalChardevs;
+
     public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename) {
         this(devices, rename, (h, p) -> Optional.empty());
     }
@@ -55,9 +57,23 @@ public final class Nldev implements NetlinkFamily {
     /** As above; {@code netdevs} names the ports' network interfaces (NDEV_INDEX, NDEV_NAME). */
     public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename,
                  PortNetdevs netdevs) {
+        this(devices, rename, netdevs, List.of());
+    }
+
+    /** As above, with the clients that have a char device of their own, not a device's (ucma's rdma_cm). */
+    public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename,
+                 PortNetdevs netdevs, List<GlobalChardev> globalChardevs) {
         this.devices = devices;
         this.rename = rename;
         this.netdevs = netdevs;
+        this.globalChardevs = List.copyOf(globalChardevs);
+    }
+
+    /**
+     * A client's get_global_nl_info (ib_client): its name, as CHARDEV_TYPE asks for it, and its
+     * one char device's number, ABI and name.
+     */
+    public record GlobalChardev(String client, int major, int minor, long abi, String name) {
     }
 
     @Override
@@ -266,7 +282,8 @@ public final class Nldev implements NetlinkFamily {
      * nldev_get_chardev: the char device a client ("uverbs", "umad") gives for a device and port
      * (ib_get_client_nl_info): its dev_t (huge_encode_dev), ABI and name; uverbs adds the driver
      * id. An unknown client (issm is none), or no device: EOPNOTSUPP; umad without a port: EINVAL
-     * (as Linux 6.1 answers, checked).
+     * (as Linux 6.1 answers, checked). A global client (ucma) answers without a device, and with
+     * one EOPNOTSUPP.
      */
     private Outcome chardev(Request r) {
         if (!r.has(NldevAttribute.CHARDEV_TYPE)) {
@@ -288,6 +305,18 @@ public final class Nldev implements NetlinkFamily {
             }
         } else if (r.has(NldevAttribute.PORT_INDEX)) {
             return Failure.of(Errno.EINVAL);
+        }
+        for (GlobalChardev g : globalChardevs) {
+            if (g.client().equals(client)) {
+                if (d != null) {
+                    return Failure.of(Errno.EOPNOTSUPP); // __ib_get_client_nl_info: the client has no get_nl_info
+                }
+                return reply(r.reply(NldevCommand.GET_CHARDEV, 0)
+                        .u64(NldevAttribute.CHARDEV.number, hugeEncode(g.major(), g.minor()))
+                        .u64(NldevAttribute.CHARDEV_ABI.number, g.abi())
+                        .string(NldevAttribute.CHARDEV_NAME.number, g.name())
+                        .build());
+            }
         }
         if (!client.equals("uverbs") && !client.equals("umad")) {
             return Failure.of(Errno.EOPNOTSUPP); // no such client (issm has none either)

@@ -193,6 +193,32 @@ public final class InfinibandSysfs {
         }
     }
 
+    /** MISC_MAJOR. */
+    public static final int MISC_MAJOR = 10;
+
+    /**
+     * A misc class device (misc_register, e.g. ucma's rdma_cm): /sys/devices/virtual/misc/NAME with
+     * dev, the driver's attributes and a uevent (MAJOR, MINOR, DEVNAME, DEVMODE), linked from
+     * /sys/class/misc and /sys/dev/char.
+     */
+    public synchronized void miscDevice(String name, int minor, String devname, int mode,
+                                        Map<String, java.util.function.Supplier<String>> attributes) {
+        adding = name;
+        SysDir dir = root.dir("devices").dir("virtual").dir("misc").dir(name);
+        dir.attribute("dev", () -> MISC_MAJOR + ":" + minor + "\n");
+        attributes.forEach(dir::attribute);
+        Map<String, String> vars = new LinkedHashMap<>();
+        vars.put("MAJOR", Integer.toString(MISC_MAJOR));
+        vars.put("MINOR", Integer.toString(minor));
+        vars.put("DEVNAME", devname);
+        vars.put("DEVMODE", String.format("%04o", mode));
+        device(dir, new Kobject("/devices/virtual/misc/" + name, "misc", () -> vars), "../../../../class/misc", false);
+        PowerFiles.unsupported(dir);
+        root.dir("class").dir("misc").link(name, "../../devices/virtual/misc/" + name);
+        root.dir("dev").dir("char").link(MISC_MAJOR + ":" + minor, "../../devices/virtual/misc/" + name);
+        adding = null;
+    }
+
     /** The device path relative to /sys/class/X/ entries. */
     private static String devicePath(LocalHca hca) {
         return "../../devices/" + functionPath(hca);

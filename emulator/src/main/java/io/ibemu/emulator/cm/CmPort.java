@@ -1,0 +1,117 @@
+package io.ibemu.emulator.cm;
+
+import io.ibemu.emulator.agent.MadAgent;
+import io.ibemu.emulator.agent.MadAgentClient;
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.agent.MadRegistration;
+import io.ibemu.emulator.agent.ReceivedMad;
+import io.ibemu.emulator.agent.SendRequest;
+import io.ibemu.emulator.agent.SendStatus;
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.mad.CmAttribute;
+import io.ibemu.emulator.mad.Method;
+import io.ibemu.emulator.mad.MgmtClass;
+import io.ibemu.kernel.Errno;
+
+/**
+ * cm_port: the CM's agent on QP1 of one local port (class 0x07 version 2, method Send, as
+ * cm_add_one registers it) and the sends made through it. What arrives is handed to the CM's
+ * thread at once: the MAD layer calls in with the fabric lock held.
+ */
+final class CmPort implements MadAgentClient {
+    /** The GSI's well-known Q_Key (IBA 13.5.3): CM MADs go to QP1 of the peer. */
+    static final int QKEY_GSI = 0x80010000;
+
+    private final Cm cm;
+    private final MadLayer layer;
+    private final LocalHca hca;
+    private final Port port;
+    private final MadAgent agent;
+
+    CmPort(Cm cm, MadLayer layer, LocalHca hca, Port port) throws Errno {
+        this.cm = cm;
+        this.layer = layer;
+        this.hca = hca;
+        this.port = port;
+        long[] methods = new long[2];
+        methods[0] = 1L << Method.SEND;
+        synchronized (layer.lock()) {
+            this.agent = layer.port(port).register(1,
+                    new MadRegistration(MgmtClass.COMM_MGMT, CmAttribute.CLASS_VERSION, methods, 0), 0, false, this);
+        }
+    }
+
+    LocalHca hca() {
+        return hca;
+    }
+
+    Port port() {
+        return port;
+    }
+
+    int number() {
+        return port.number();
+    }
+
+    /** The first half of every TID this port's CM sends (cm_form_tid). */
+    long hiTid() {
+        return (long) agent.hiTid() << 32;
+    }
+
+    /** ib_post_send_mad to {@code av}'s port's QP1; with a timeout the MAD layer resends it. */
+    SendRequest send(byte[] mad, AddressVector av, int timeoutMs, int retries, Object context) {
+        SendRequest s = new SendRequest(agent, mad, av.dlid(), av.sl(), av.srcPathBits(), 1, QKEY_GSI,
+                av.pkeyIndex(), timeoutMs, retries, false, context);
+        synchronized (layer.lock()) {
+            try {
+                agent.port().post(s);
+            } catch (Errno e) {
+                // a CM MAD is always a valid GSI send; a failure here is the port going away
+                return null;
+            }
+        }
+        return s;
+    }
+
+    /** ib_cancel_mad. */
+    void cancel(SendRequest s) {
+        if (s != null) {
+            synchronized (layer.lock()) {
+                agent.port().cancel(s);
+            }
+        }
+    }
+
+    /** ib_modify_mad. */
+    void modify(SendRequest s, int timeoutMs) {
+        if (s != null) {
+            synchronized (layer.lock()) {
+                agent.port().modify(s, timeoutMs);
+            }
+        }
+    }
+
+    void close() {
+        synchronized (layer.lock()) {
+            agent.port().unregister(agent);
+        }
+    }
+
+    @Override
+    public void received(MadAgent from, ReceivedMad mad) {
+        cm.queue(() -> cm.received(this, mad));
+    }
+
+    @Override
+    public void sendCompleted(MadAgent from, SendRequest send, SendStatus status) {
+        if (status != SendStatus.SUCCESS) {
+            cm.queue(() -> cm.sendFailed(send, status));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return hca.name() + "/" + port.number();
+    }
+}

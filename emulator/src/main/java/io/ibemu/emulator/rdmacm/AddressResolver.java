@@ -1,0 +1,145 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.kernel.Errno;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * addr.c over the IPoIB interfaces of the daemon's network namespace: which interface an IP
+ * address belongs to (rdma_translate_ip), the route to a destination and the source address it
+ * takes (addr4_resolve/addr6_resolve: a local destination goes through that interface itself,
+ * as the kernel's loopback route does), and the neighbour's 20-byte hardware address from the
+ * kernel's neighbour table (fetch_ha: not there yet, a packet to the destination makes the
+ * kernel ask with ARP or ND, and the caller retries, as ENODATA does).
+ */
+final class AddressResolver {
+    /** The discard port: the datagram that makes the kernel resolve the neighbour goes nowhere. */
+    private static final int DISCARD_PORT = 9;
+
+    /** A route: the source address and the IPoIB interface, or null for the loopback device. */
+    record Route(InetAddress source, Ipoib.Netdev netdev) {
+    }
+
+    private final Supplier<Ipoib> ipoib;
+
+    AddressResolver(Supplier<Ipoib> ipoib) {
+        this.ipoib = ipoib;
+    }
+
+    /** rdma_translate_ip: the interface holding {@code ip}; EADDRNOTAVAIL when none does. */
+    Optional<Ipoib.Netdev> translate(InetAddress ip) throws Errno {
+        NetworkInterface n;
+        try {
+            n = NetworkInterface.getByInetAddress(ip);
+        } catch (SocketException e) {
+            n = null;
+        }
+        if (n == null) {
+            throw Errno.of(Errno.EADDRNOTAVAIL);
+        }
+        return netdev(n.getName());
+    }
+
+    private Optional<Ipoib.Netdev> netdev(String name) {
+        Ipoib i = ipoib.get();
+        return i == null ? Optional.empty() : i.netdevs().stream().filter(d -> d.name().equals(name)).findFirst();
+    }
+
+    /**
+     * The route to {@code dst}: a local address is reached through its own interface (source =
+     * destination); otherwise the up interface whose network holds it, with that interface's
+     * address as the source unless {@code src} names one. No such interface: ENETUNREACH.
+     */
+    Route route(InetAddress src, InetAddress dst) throws Errno {
+        try {
+            NetworkInterface local = NetworkInterface.getByInetAddress(dst);
+            if (local != null) {
+                return new Route(dst, local.isLoopback() ? null : netdev(local.getName()).orElse(null));
+            }
+            for (NetworkInterface n : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!n.isUp() || n.isLoopback()) {
+                    continue;
+                }
+                for (InterfaceAddress a : n.getInterfaceAddresses()) {
+                    if (a.getAddress().getClass() == dst.getClass() && sameNetwork(a, dst)) {
+                        InetAddress source = src != null && !src.isAnyLocalAddress() ? src : a.getAddress();
+                        return new Route(source, netdev(n.getName()).orElse(null));
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            throw Errno.of(Errno.ENETUNREACH);
+        }
+        throw Errno.of(Errno.ENETUNREACH);
+    }
+
+    private static boolean sameNetwork(InterfaceAddress a, InetAddress dst) {
+        byte[] x = a.getAddress().getAddress();
+        byte[] y = dst.getAddress();
+        int bits = a.getNetworkPrefixLength();
+        for (int i = 0; i < x.length && bits > 0; i++, bits -= 8) {
+            int mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+            if ((x[i] & mask) != (y[i] & mask)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The neighbour's 20-byte hardware address on the route's interface, or empty after asking
+     * the kernel to resolve it (the caller tries again until its timeout, as addr.c's ENODATA).
+     */
+    Optional<byte[]> neighbour(Route route, InetAddress dst) {
+        Ipoib i = ipoib.get();
+        if (i == null || route.netdev() == null) {
+            return Optional.empty();
+        }
+        Optional<byte[]> mac = kernelNeighbour(route.netdev().name(), dst);
+        if (mac.isPresent()) {
+            return i.neighbour(route.netdev().name(), mac.get());
+        }
+        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(route.source(), 0))) {
+            s.send(new DatagramPacket(new byte[1], 1, new InetSocketAddress(dst, DISCARD_PORT)));
+        } catch (IOException e) {
+            // the neighbour stays unresolved: the timeout reports it
+        }
+        return Optional.empty();
+    }
+
+    /** The MAC of a usable entry for {@code dst} in the kernel's neighbour table of {@code dev} ({@code ip neigh}). */
+    private static Optional<byte[]> kernelNeighbour(String dev, InetAddress dst) {
+        try {
+            Process p = new ProcessBuilder("ip", "neigh", "show", "to", dst.getHostAddress(), "dev", dev)
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            p.waitFor();
+            for (String line : out.split("\n")) {
+                String[] t = line.trim().split("\\s+");
+                int at = java.util.List.of(t).indexOf("lladdr");
+                String state = t[t.length - 1];
+                if (at > 0 && at + 1 < t.length && !state.equals("FAILED") && !state.equals("INCOMPLETE")) {
+                    return Optional.of(HexFormat.ofDelimiter(":").parseHex(t[at + 1]));
+                }
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return Optional.empty();
+    }
+}

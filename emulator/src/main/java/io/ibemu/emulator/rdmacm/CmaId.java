@@ -1,0 +1,811 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.emulator.cm.CmEvent;
+import io.ibemu.emulator.cm.CmId;
+import io.ibemu.emulator.cm.CmRejectReason;
+import io.ibemu.emulator.cm.CmReplyParam;
+import io.ibemu.emulator.cm.CmRequestParam;
+import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.QpAttributeMask;
+import io.ibemu.emulator.hca.QpAttributes;
+import io.ibemu.emulator.hca.QpState;
+import io.ibemu.emulator.hca.QpType;
+import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.emulator.sa.SaClient;
+import io.ibemu.kernel.Errno;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One RDMA CM id ({@code struct rdma_id_private} of cma.c): its port space and QP type, its
+ * state, its source and destination addresses, the device port it is bound to, and the handler
+ * its events go to (ucma's context). State changes follow cma_comp_exch: a command finding the
+ * id in another state than it needs is EINVAL. Address resolution ends on the RDMA CM's work
+ * queue, which reports ADDR_RESOLVED or ADDR_ERROR.
+ */
+final class CmaId {
+    /** RDMA_IB_IP_PS_MASK and the service ids of the IP port spaces on AF_IB (rdma_cm.h). */
+    static final long IB_IP_PS_MASK = 0xFFFFFFFFFFFF0000L;
+    static final long IB_IP_PS_TCP = 0x0000000001060000L;
+    static final long IB_IP_PS_UDP = 0x0000000001110000L;
+    static final long IB_IP_PS_IB = 0x00000000013F0000L;
+    private static final java.util.Random RANDOM = new java.security.SecureRandom();
+    /** IB_CM_REQ/REP/REJ_PRIVATE_DATA_SIZE. */
+    static final int REQ_PRIVATE = 92, REP_PRIVATE = 196, REJ_PRIVATE = 148;
+    /** CMA_CM_RESPONSE_TIMEOUT, CMA_MAX_CM_RETRIES, CMA_CM_MRA_SETTING's service timeout. */
+    private static final int CM_RESPONSE_TIMEOUT = 20, MAX_CM_RETRIES = 15, MRA_SERVICE_TIMEOUT = 24;
+    /** How often an unresolved neighbour is looked at again while its resolution runs. */
+    private static final long NEIGHBOUR_RETRY_MS = 10;
+
+    /** What the id's owner does with its events (the event_handler given to rdma_create_id). */
+    @FunctionalInterface
+    interface Handler {
+        /** False when the owner refuses the event (a CONNECT_REQUEST beyond the backlog). */
+        boolean event(CmaId id, CmaEvent event);
+    }
+
+    final RdmaCm cm;
+    final PortSpace ps;
+    final int qpType;
+    private volatile Handler handler;
+    // guarded by this
+    private CmaState state = CmaState.IDLE;
+    private SockAddr source;
+    private SockAddr destination;
+    private CmaDevice device;
+    private PortSpace boundSpace;
+    private int boundPort = -1;
+    private boolean reuseAddr;
+    private boolean afOnly;
+    private int tos = -1;
+    private int ackTimeout = -1;
+    private int resolution; // a new resolution makes the late answers of an older one stale
+    private PathRecord path;
+    /** cm_id.ib: the IB CM id of a connection (or of a listen on the bound device). */
+    private CmId ibId;
+    /** A listen on every device: one IB CM id per HCA (cma_listen_on_all's per-device children). */
+    private final List<CmId> listenIds = new ArrayList<>();
+    private int qpNum;
+    private boolean srq;
+    /** The starting PSN this side announces (id_priv->seq_num: random, 24 bits). */
+    private final int seqNum = RANDOM.nextInt() & 0xffffff;
+
+    CmaId(RdmaCm cm, PortSpace ps, int qpType, Handler handler) {
+        this.cm = cm;
+        this.ps = ps;
+        this.qpType = qpType;
+        this.handler = handler;
+    }
+
+    synchronized CmaState state() {
+        return state;
+    }
+
+    synchronized SockAddr source() {
+        return source;
+    }
+
+    synchronized SockAddr destination() {
+        return destination;
+    }
+
+    synchronized CmaDevice device() {
+        return device;
+    }
+
+    synchronized boolean reuseAddr() {
+        return reuseAddr;
+    }
+
+    synchronized boolean listening() {
+        return state == CmaState.LISTEN;
+    }
+
+    /** The address family ids of this id use: the source's, else the destination's (cma_family). */
+    synchronized int family() {
+        return source != null ? source.family() : destination != null ? destination.family() : 0;
+    }
+
+    /** rdma_set_reuseaddr: on, unless listening; off, only while IDLE (EINVAL otherwise). */
+    synchronized void reuseAddr(boolean on) throws Errno {
+        if (!(on && state != CmaState.LISTEN) && state != CmaState.IDLE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        reuseAddr = on;
+    }
+
+    /** rdma_set_afonly: only while IDLE or ADDR_BOUND. */
+    synchronized void afOnly(boolean on) throws Errno {
+        if (state != CmaState.IDLE && state != CmaState.ADDR_BOUND) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        afOnly = on;
+    }
+
+    /** rdma_set_ack_timeout: for RC (and XRC initiator) ids only. */
+    synchronized void ackTimeout(int value) throws Errno {
+        if (qpType != io.ibemu.emulator.hca.QpType.RC.code() && qpType != io.ibemu.emulator.hca.QpType.XRC_INI.code()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ackTimeout = value;
+    }
+
+    /** rdma_set_service_type: the ToS, kept for the path's traffic class. */
+    synchronized void tos(int value) {
+        tos = value;
+    }
+
+    /** cma_comp_exch: moves from {@code from} to {@code to}, or EINVAL if the id is elsewhere. */
+    synchronized void exchange(CmaState from, CmaState to) throws Errno {
+        if (state != from) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        state = to;
+    }
+
+    private synchronized boolean tryExchange(CmaState from, CmaState to) {
+        if (state != from) {
+            return false;
+        }
+        state = to;
+        return true;
+    }
+
+    /** A new owner for the id's events (a CONNECT_REQUEST's id handed to its context, MIGRATE_ID). */
+    void handler(Handler h) {
+        handler = h;
+    }
+
+    boolean report(CmaEvent event) {
+        Handler h = handler;
+        return h != null && h.event(this, event);
+    }
+
+    /**
+     * rdma_bind_addr: an unknown family is EAFNOSUPPORT, an id not IDLE EINVAL; a specific address
+     * must belong to an interface (EADDRNOTAVAIL) over an RDMA device (ENODEV) — for AF_IB, to a
+     * port's GID table; then the port space's port (EADDRINUSE, EACCES below 1024 unprivileged).
+     * A failure leaves the id IDLE.
+     */
+    void bind(SockAddr addr, boolean privileged) throws Errno {
+        if (SockAddr.size(addr.family()) == 0) {
+            throw Errno.of(Errno.EAFNOSUPPORT);
+        }
+        exchange(CmaState.IDLE, CmaState.ADDR_BOUND);
+        try {
+            CmaDevice bound = addr.isAny() ? null : translate(addr);
+            PortSpace space = ps;
+            SockAddr a = addr;
+            if (addr.family() == SockAddr.AF_IB) {
+                space = ibPortSpace(addr);
+                long sid = (serviceBase(space) | (addr.sid() & 0xffff));
+                a = new SockAddr(addr.family(), addr.address(), (int) (addr.sid() & 0xffff), addr.pkey(), sid,
+                        IB_IP_PS_MASK | addr.sidMask(), addr.scopeId());
+            }
+            synchronized (this) {
+                source = a;
+                device = bound;
+            }
+            int port = cm.ports.bind(space, this, a, privileged);
+            synchronized (this) {
+                source = a.withPort(port);
+                boundSpace = space;
+                boundPort = port;
+            }
+        } catch (Errno e) {
+            synchronized (this) {
+                state = CmaState.IDLE;
+                source = null;
+                device = null;
+            }
+            throw e;
+        }
+    }
+
+    /** cma_translate_addr + cma_acquire_dev_by_src_ip for a bind to a specific address. */
+    private CmaDevice translate(SockAddr addr) throws Errno {
+        if (addr.family() == SockAddr.AF_IB) {
+            return cm.deviceByGid(addr.address()).orElseThrow(() -> Errno.of(Errno.ENODEV));
+        }
+        Ipoib.Netdev n = cm.addresses.translate(addr.inet()).orElseThrow(() -> Errno.of(Errno.ENODEV));
+        return netdevDevice(n);
+    }
+
+    private CmaDevice netdevDevice(Ipoib.Netdev n) throws Errno {
+        byte[] gid = Arrays.copyOfRange(n.hardwareAddress(), 4, 20);
+        return cm.deviceByGid(gid, n.pkey()).orElseThrow(() -> Errno.of(Errno.ENODEV));
+    }
+
+    /** cma_select_ib_ps: the port space an AF_IB service id names; none is EPROTONOSUPPORT. */
+    private PortSpace ibPortSpace(SockAddr addr) throws Errno {
+        long mask = addr.sidMask();
+        long sid = addr.sid() & mask;
+        if (ps == PortSpace.IB && sid == (IB_IP_PS_IB & mask)) {
+            return PortSpace.IB;
+        }
+        if ((ps == PortSpace.IB || ps == PortSpace.TCP) && sid == (IB_IP_PS_TCP & mask)) {
+            return PortSpace.TCP;
+        }
+        if ((ps == PortSpace.IB || ps == PortSpace.UDP) && sid == (IB_IP_PS_UDP & mask)) {
+            return PortSpace.UDP;
+        }
+        throw Errno.of(Errno.EPROTONOSUPPORT);
+    }
+
+    private static long serviceBase(PortSpace space) {
+        return switch (space) {
+            case TCP -> IB_IP_PS_TCP;
+            case UDP -> IB_IP_PS_UDP;
+            default -> IB_IP_PS_IB;
+        };
+    }
+
+    /**
+     * rdma_resolve_addr: an IDLE id binds first (to {@code src}, else the any address of the
+     * destination's family); the families must agree (EINVAL); ADDR_BOUND becomes ADDR_QUERY
+     * (EINVAL otherwise). The any address resolves to the loopback port, an AF_IB address to the
+     * port of its subnet, an IP address through IPoIB; errors known at once are returned and
+     * leave the id ADDR_BOUND, the rest arrive as ADDR_ERROR.
+     */
+    void resolveAddr(SockAddr src, SockAddr dst, int timeoutMs, boolean privileged) throws Errno {
+        if (SockAddr.size(dst.family()) == 0) {
+            throw Errno.of(Errno.EAFNOSUPPORT);
+        }
+        if (state() == CmaState.IDLE) {
+            SockAddr from = src != null && src.family() != 0 ? src : anyFor(dst);
+            bind(from, privileged);
+        }
+        if (family() != dst.family()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        exchange(CmaState.ADDR_BOUND, CmaState.ADDR_QUERY);
+        int attempt;
+        synchronized (this) {
+            destination = dst;
+            attempt = ++resolution;
+        }
+        try {
+            if (dst.isAny()) {
+                resolveLoopback(attempt);
+            } else if (dst.family() == SockAddr.AF_IB) {
+                resolveIb(attempt, dst);
+            } else {
+                resolveIp(attempt, dst, timeoutMs);
+            }
+        } catch (Errno e) {
+            tryExchange(CmaState.ADDR_QUERY, CmaState.ADDR_BOUND);
+            throw e;
+        }
+    }
+
+    private static SockAddr anyFor(SockAddr dst) {
+        SockAddr any = SockAddr.any(dst.family());
+        return dst.family() == SockAddr.AF_INET6 ? new SockAddr(any.family(), any.address(), 0, 0, 0, 0, dst.scopeId())
+                : dst.family() == SockAddr.AF_IB ? new SockAddr(any.family(), any.address(), 0, 0, 0, 0, 0) : any;
+    }
+
+    /** cma_resolve_loopback: the bound device, or the loopback port (cma_bind_loopback); dgid = sgid. */
+    private void resolveLoopback(int attempt) throws Errno {
+        CmaDevice d = device();
+        if (d == null) {
+            d = cm.loopbackDevice().orElseThrow(() -> Errno.of(Errno.ENODEV));
+        }
+        CmaDevice resolved = d.withDgid(d.sgid());
+        cm.later(0, () -> addressResolved(attempt, resolved, null));
+    }
+
+    /** cma_resolve_ib_addr: the destination GID as is, on the bound port or the port that can reach it. */
+    private void resolveIb(int attempt, SockAddr dst) throws Errno {
+        CmaDevice d = device();
+        if (d == null) {
+            d = cm.loopbackDevice().orElseThrow(() -> Errno.of(Errno.ENODEV));
+        }
+        CmaDevice resolved = d.withDgid(dst.address());
+        cm.later(0, () -> addressResolved(attempt, resolved, null));
+    }
+
+    /** rdma_resolve_ip: the route now (ENETUNREACH at once), the neighbour until {@code timeoutMs}. */
+    private void resolveIp(int attempt, SockAddr dst, int timeoutMs) throws Errno {
+        SockAddr src = source();
+        AddressResolver.Route route = cm.addresses.route(src.isAny() ? null : src.inet(), dst.inet());
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        cm.later(0, () -> neighbour(attempt, route, dst.inet(), deadline));
+    }
+
+    private void neighbour(int attempt, AddressResolver.Route route, InetAddress dst, long deadline) {
+        if (!current(attempt)) {
+            return;
+        }
+        if (route.netdev() == null) {
+            addressFailed(attempt, Errno.ENODEV); // the loopback device: no RDMA device has its address
+            return;
+        }
+        Optional<byte[]> hw = route.source().equals(dst) ? Optional.of(route.netdev().hardwareAddress())
+                : cm.addresses.neighbour(route, dst);
+        if (hw.isPresent()) {
+            CmaDevice d;
+            try {
+                d = netdevDevice(route.netdev()).withDgid(Arrays.copyOfRange(hw.get(), 4, 20));
+            } catch (Errno e) {
+                addressFailed(attempt, e.code());
+                return;
+            }
+            addressResolved(attempt, d, route.source());
+        } else if (System.nanoTime() - deadline >= 0) {
+            addressFailed(attempt, Errno.ETIMEDOUT);
+        } else {
+            cm.later(NEIGHBOUR_RETRY_MS, () -> neighbour(attempt, route, dst, deadline));
+        }
+    }
+
+    private synchronized boolean current(int attempt) {
+        return attempt == resolution && state == CmaState.ADDR_QUERY;
+    }
+
+    /** addr_handler on success: the device and source address taken, ADDR_QUERY to ADDR_RESOLVED. */
+    private void addressResolved(int attempt, CmaDevice d, InetAddress src) {
+        synchronized (this) {
+            if (attempt != resolution || state != CmaState.ADDR_QUERY) {
+                return;
+            }
+            if (device != null && device.hca() != d.hca()) {
+                // bound to another device than the route leads to: cma_acquire_dev refuses it
+                state = CmaState.ADDR_BOUND;
+                report(CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -Errno.ENODEV));
+                return;
+            }
+            device = d;
+            if (src != null) {
+                source = source.withAddress(src.getAddress());
+            }
+            state = CmaState.ADDR_RESOLVED;
+        }
+        report(CmaEvent.of(CmaEvent.Type.ADDR_RESOLVED, 0));
+    }
+
+    /** addr_handler on failure: back to ADDR_BOUND, ADDR_ERROR with the negative errno. */
+    private void addressFailed(int attempt, int errno) {
+        synchronized (this) {
+            if (attempt != resolution || state != CmaState.ADDR_QUERY) {
+                return;
+            }
+            state = CmaState.ADDR_BOUND;
+        }
+        report(CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -errno));
+    }
+
+    /**
+     * rdma_resolve_route for InfiniBand (cma_resolve_ib_route): ADDR_RESOLVED becomes ROUTE_QUERY
+     * (EINVAL otherwise); a port that knows no SM has no SA to ask: EAGAIN at once, the id back in
+     * ADDR_RESOLVED; else the SA's PathRecord for the GIDs, P_Key and service id, within
+     * {@code timeoutMs}, gives ROUTE_RESOLVED, or ROUTE_ERROR with -ETIMEDOUT (no answer) or
+     * -EINVAL (an error status, e.g. no path), back in ADDR_RESOLVED.
+     */
+    void resolveRoute(int timeoutMs) throws Errno {
+        exchange(CmaState.ADDR_RESOLVED, CmaState.ROUTE_QUERY);
+        CmaDevice d = device();
+        io.ibemu.emulator.fabric.Port port = d.hca().port(d.port());
+        SaClient sa;
+        boolean known;
+        synchronized (cm.fabric.lock()) {
+            known = port.smLid() != 0 && port.lid() != 0;
+        }
+        try {
+            if (!known) {
+                throw Errno.of(Errno.EAGAIN);
+            }
+            sa = cm.sa(port);
+        } catch (Errno e) {
+            tryExchange(CmaState.ROUTE_QUERY, CmaState.ADDR_RESOLVED);
+            throw e;
+        } catch (java.io.IOException e) {
+            tryExchange(CmaState.ROUTE_QUERY, CmaState.ADDR_RESOLVED);
+            throw Errno.of(Errno.ENOMEM);
+        }
+        SockAddr dst = destination();
+        long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
+        PathRecord q = PathRecord.query(SockAddr.gidPrefixOf(d.sgid()), SockAddr.gidGuidOf(d.sgid()),
+                SockAddr.gidPrefixOf(d.dgid()), SockAddr.gidGuidOf(d.dgid()), d.pkey());
+        PathRecord request = new PathRecord(sid, q.dgidPrefix(), q.dgidInterface(), q.sgidPrefix(),
+                q.sgidInterface(), 0, 0, false, 0, 0, 0, true, 1, q.pkey(), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        long mask = PathRecord.DGID | PathRecord.SGID | PathRecord.PKEY | PathRecord.NUMB_PATH
+                | PathRecord.REVERSIBLE | SERVICE_ID;
+        int attempt;
+        synchronized (this) {
+            attempt = ++resolution;
+        }
+        cm.query(() -> {
+            int status;
+            PathRecord path = null;
+            try {
+                path = sa.path(request, mask, Math.max(timeoutMs, 1), 0);
+                status = 0;
+            } catch (SaClient.Refused e) {
+                status = -Errno.EINVAL;
+            } catch (SaClient.NoSubnetManager e) {
+                status = -Errno.EAGAIN;
+            } catch (java.io.IOException e) {
+                status = -Errno.ETIMEDOUT;
+            }
+            routeDone(attempt, path, status);
+        });
+    }
+
+    /** IB_SA_PATH_REC_SERVICE_ID: the two component mask bits of the 64-bit ServiceID. */
+    private static final long SERVICE_ID = 0x3L;
+
+    /** cma_query_handler: the path kept and ROUTE_RESOLVED, or ROUTE_ERROR back in ADDR_RESOLVED. */
+    private void routeDone(int attempt, PathRecord path, int status) {
+        synchronized (this) {
+            if (attempt != resolution || state != CmaState.ROUTE_QUERY) {
+                return;
+            }
+            if (status == 0) {
+                this.path = path;
+                state = CmaState.ROUTE_RESOLVED;
+            } else {
+                state = CmaState.ADDR_RESOLVED;
+            }
+        }
+        report(status == 0 ? CmaEvent.of(CmaEvent.Type.ROUTE_RESOLVED, 0)
+                : CmaEvent.of(CmaEvent.Type.ROUTE_ERROR, status));
+    }
+
+    /** The route's primary path once RESOLVE_ROUTE found it, else null. */
+    synchronized PathRecord path() {
+        return path;
+    }
+
+    // ---- connections over the IB CM (cma.c: rdma_listen, rdma_connect, rdma_accept, cma_ib_handler) ----
+
+    /**
+     * rdma_listen: an IDLE id binds to the IPv4 any address first; ADDR_BOUND becomes LISTEN
+     * (EINVAL otherwise); the IB CM listens for the bound port's service id on the bound device,
+     * or on every device when the id is bound to none.
+     */
+    void listen(int backlog) throws Errno {
+        if (state() == CmaState.IDLE) {
+            bind(SockAddr.any(SockAddr.AF_INET), false);
+        }
+        exchange(CmaState.ADDR_BOUND, CmaState.LISTEN);
+        SockAddr src = source();
+        long sid = src.family() == SockAddr.AF_IB ? src.sid() & src.sidMask() : ps.serviceId(src.port());
+        long mask = src.family() == SockAddr.AF_IB ? src.sidMask() : 0;
+        CmaDevice d = device();
+        List<Hca> on = d != null ? List.of(cm.hca(d.hca())) : cm.hcas();
+        List<CmId> made = new ArrayList<>();
+        try {
+            for (Hca hca : on) {
+                CmId id = cm.ibCm.createId(hca, cm.ibHandler);
+                made.add(id);
+                cm.register(id, this);
+                id.listen(sid, mask);
+            }
+        } catch (Errno e) {
+            made.forEach(id -> {
+                cm.forget(id);
+                id.destroy();
+            });
+            tryExchange(CmaState.LISTEN, CmaState.ADDR_BOUND);
+            throw e;
+        }
+        synchronized (this) {
+            listenIds.addAll(made);
+        }
+    }
+
+    /** The private data the REQ or SIDR_REQ carries: the cma_hdr first in the IP port spaces. */
+    private byte[] requestData(byte[] user) throws Errno {
+        SockAddr src = source();
+        SockAddr dst = destination();
+        if (src.family() == SockAddr.AF_IB) {
+            return user;
+        }
+        if (CmaHeader.SIZE + user.length > REQ_PRIVATE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        byte[] b = Arrays.copyOf(CmaHeader.of(src, dst).encode(), CmaHeader.SIZE + user.length);
+        System.arraycopy(user, 0, b, CmaHeader.SIZE, user.length);
+        return b;
+    }
+
+    /**
+     * rdma_connect on a connected (RC/UC) id: ROUTE_RESOLVED becomes CONNECT (EINVAL otherwise);
+     * a REQ with the route's path, the user's QP number and a starting PSN of our own, the
+     * private data after the cma_hdr; any failure returns the id to ROUTE_RESOLVED.
+     */
+    void connect(ConnParam p) throws Errno {
+        exchange(CmaState.ROUTE_RESOLVED, CmaState.CONNECT);
+        CmId id = null;
+        try {
+            if (qpType == QpType.UD.code()) {
+                throw Errno.of(Errno.EOPNOTSUPP); // SIDR is not offered yet
+            }
+            byte[] data = requestData(p.privateData());
+            SockAddr dst = destination();
+            long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
+            synchronized (this) {
+                qpNum = p.qpNum();
+                srq = p.srq();
+            }
+            id = cm.ibCm.createId(cm.hca(device().hca()), cm.ibHandler);
+            cm.register(id, this);
+            synchronized (this) {
+                ibId = id;
+            }
+            id.sendReq(new CmRequestParam(path(), null, sid, p.qpNum(), QpType.ofCode(qpType), seqNum, data,
+                    p.responderResources(), p.initiatorDepth(), CM_RESPONSE_TIMEOUT, p.flowControl(),
+                    CM_RESPONSE_TIMEOUT, Math.min(7, p.retryCount()), Math.min(7, p.rnrRetryCount()), MAX_CM_RETRIES,
+                    p.srq()));
+        } catch (Errno e) {
+            if (id != null) {
+                synchronized (this) {
+                    ibId = null;
+                }
+                cm.forget(id);
+                id.destroy();
+            }
+            tryExchange(CmaState.CONNECT, CmaState.ROUTE_RESOLVED);
+            throw e;
+        }
+    }
+
+    private synchronized CmId ib() throws Errno {
+        if (ibId == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return ibId;
+    }
+
+    /**
+     * rdma_accept: only in CONNECT (EINVAL). With parameters (the passive side), a REP with the
+     * user's QP and our starting PSN; without (the active side after CONNECT_RESPONSE), the RTU
+     * (cma_rep_recv). A failed REP rejects the request.
+     */
+    void accept(ConnParam p) throws Errno {
+        if (state() != CmaState.CONNECT) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmId id = ib();
+        if (p == null) {
+            id.sendRtu(new byte[0]);
+            return;
+        }
+        if (p.privateData().length > REP_PRIVATE) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        synchronized (this) {
+            qpNum = p.qpNum();
+            srq = p.srq();
+        }
+        try {
+            id.sendRep(new CmReplyParam(p.qpNum(), seqNum, p.privateData(), p.responderResources(),
+                    p.initiatorDepth(), 0, p.flowControl(), Math.min(7, p.rnrRetryCount()), p.srq()));
+        } catch (Errno e) {
+            try {
+                id.sendRej(CmRejectReason.CONSUMER_DEFINED, new byte[0], new byte[0]);
+            } catch (Errno ignored) {
+                // the REJ is what the state allows, or nothing
+            }
+            throw e;
+        }
+    }
+
+    /** rdma_reject: a REJ with the reason and private data (EINVAL without an IB CM id). */
+    void reject(byte[] privateData, CmRejectReason reason) throws Errno {
+        ib().sendRej(reason, new byte[0], privateData);
+    }
+
+    /** rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first; EINVAL without an IB CM id. */
+    void disconnect() throws Errno {
+        CmId id = ib();
+        try {
+            id.sendDreq(new byte[0]);
+        } catch (Errno e) {
+            try {
+                id.sendDrep(new byte[0]);
+            } catch (Errno ignored) {
+                // neither applies in this state: the kernel returns 0 all the same
+            }
+        }
+    }
+
+    /** rdma_notify: IB_EVENT_COMM_EST establishes the connection (ib_cm_notify); others EINVAL. */
+    void notifyEvent(int event) throws Errno {
+        if (event != IB_EVENT_COMM_EST) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        ib().establish();
+    }
+
+    static final int IB_EVENT_COMM_EST = 4;
+
+    /**
+     * rdma_init_qp_attr: with a connection's IB CM id (not UD), what the IB CM gives for the
+     * state; otherwise cma_ib_init_qp_attr's P_Key index and port, and the Q_Key (UD) or no
+     * remote access (connected), whatever state was asked.
+     */
+    QpAttributeChange initQpAttr(QpState target) throws Errno {
+        CmId id;
+        synchronized (this) {
+            id = ibId;
+        }
+        if (id != null && qpType != QpType.UD.code()) {
+            QpAttributeChange c = id.initQpAttr(target);
+            if (target != QpState.RTR) {
+                return c;
+            }
+            // rdma_init_qp_attr: the receive PSN is our own announced one, which the peer's IB CM sends from
+            return new QpAttributeChange(c.attributes().toBuilder().rqPsn(seqNum).build(), c.mask());
+        }
+        CmaDevice d = device();
+        int pkeyIndex = cm.pkeyIndex(d).orElseThrow(() -> Errno.of(Errno.ENOENT));
+        QpAttributes.Builder b = QpAttributes.builder().qpState(target).pkeyIndex(pkeyIndex).portNum(d.port());
+        int mask = QpAttributeMask.STATE | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT;
+        if (qpType == QpType.UD.code()) {
+            b.qkey(qkey());
+            mask |= QpAttributeMask.QKEY;
+        } else {
+            b.qpAccessFlags(0);
+            mask |= QpAttributeMask.ACCESS_FLAGS;
+        }
+        return new QpAttributeChange(b.build(), mask);
+    }
+
+    /** RDMA_UDP_QKEY for the UDP and IB spaces; IPOIB's is the broadcast group's (IPoIB's default). */
+    int qkey() {
+        return ps == PortSpace.IPOIB ? IPOIB_QKEY : UDP_QKEY;
+    }
+
+    static final int UDP_QKEY = 0x01234567;
+    static final int IPOIB_QKEY = 0x00000b1b;
+
+    /** cma_ib_req_handler for this listener: a REQ on one of its IB CM ids. */
+    void requestReceived(CmId newIb, CmEvent.ReqReceived r) {
+        CmaId conn;
+        byte[] data = r.privateData();
+        int offset;
+        synchronized (this) {
+            if (state != CmaState.LISTEN) {
+                newIb.destroy();
+                return;
+            }
+            offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
+        }
+        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
+        if (offset > 0 && (hdr == null || !accepts(hdr))) {
+            newIb.destroy();
+            return;
+        }
+        conn = new CmaId(cm, ps, r.qpType().code(), handler);
+        PathRecord p = r.primaryPath();
+        byte[] sgid = SockAddr.gid(p.sgidPrefix(), p.sgidInterface());
+        byte[] dgid = SockAddr.gid(p.dgidPrefix(), p.dgidInterface());
+        synchronized (conn) {
+            conn.device = new CmaDevice(newIb.hca().local(), r.port(), sgid, p.pkey(), dgid);
+            conn.path = p;
+            SockAddr mine = source();
+            if (hdr != null) {
+                conn.source = new SockAddr(hdr.family(), hdr.dst(), mine.port(), 0, 0, 0, 0);
+                conn.destination = new SockAddr(hdr.family(), hdr.src(), hdr.port(), 0, 0, 0, 0);
+            } else {
+                conn.source = mine;
+                conn.destination = new SockAddr(SockAddr.AF_IB, dgid, mine.port(), p.pkey(), mine.sid(), -1L, 0);
+            }
+            conn.state = CmaState.CONNECT;
+            conn.ibId = newIb;
+        }
+        cm.register(newIb, conn);
+        ConnParam param = new ConnParam(r.remoteQpn(), 0, Arrays.copyOfRange(data, offset, REQ_PRIVATE), r.srq(),
+                r.responderResources(), r.initiatorDepth(), r.flowControl(), r.retryCount(), r.rnrRetryCount());
+        if (!report(new CmaEvent(CmaEvent.Type.CONNECT_REQUEST, 0, param.encode(), conn))) {
+            conn.destroy(); // the owner refused it (backlog): the IB CM rejects the REQ
+            return;
+        }
+        try {
+            newIb.sendMra(CmId.MRA_FLAG_DELAY | MRA_SERVICE_TIMEOUT, new byte[0]); // time for the user to accept
+        } catch (Errno e) {
+            // the REQ was answered meanwhile (a fast ACCEPT): no MRA is due
+        }
+    }
+
+    /** cma_match_private_data: the header's destination is our bound address, or we are bound to any. */
+    private synchronized boolean accepts(CmaHeader hdr) {
+        if (source.family() != hdr.family() && !(source.family() == SockAddr.AF_INET6 && !afOnly)) {
+            return false;
+        }
+        return source.isAny() || Arrays.equals(source.address(), hdr.dst());
+    }
+
+    /** cma_ib_handler: the IB CM's events of a connection, as the RDMA CM reports them. */
+    void ibEvent(CmEvent e) {
+        CmaEvent out;
+        synchronized (this) {
+            boolean timewait = e instanceof CmEvent.TimewaitExit;
+            if (!timewait && state != CmaState.CONNECT || timewait && state != CmaState.DISCONNECT) {
+                return;
+            }
+            out = translate(e);
+        }
+        if (out != null) {
+            report(out);
+        }
+    }
+
+    /** The RDMA CM event an IB CM event makes; null for those it does not report (MRA, SIDR). */
+    private CmaEvent translate(CmEvent e) {
+        if (e instanceof CmEvent.ReqError || e instanceof CmEvent.RepError) {
+            return CmaEvent.of(CmaEvent.Type.UNREACHABLE, -Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.RepReceived r) {
+            return new CmaEvent(CmaEvent.Type.CONNECT_RESPONSE, 0, new ConnParam(r.remoteQpn(), 0, r.privateData(),
+                    r.srq(), r.responderResources(), r.initiatorDepth(), r.flowControl(), 0, r.rnrRetryCount())
+                    .encode(), null);
+        }
+        if (e instanceof CmEvent.RtuReceived || e instanceof CmEvent.UserEstablished) {
+            return CmaEvent.of(CmaEvent.Type.ESTABLISHED, 0);
+        }
+        if (e instanceof CmEvent.DreqError) {
+            return disconnected(-Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.DreqReceived || e instanceof CmEvent.DrepReceived) {
+            return disconnected(0);
+        }
+        if (e instanceof CmEvent.TimewaitExit) {
+            return CmaEvent.of(CmaEvent.Type.TIMEWAIT_EXIT, 0);
+        }
+        if (e instanceof CmEvent.RejReceived r) {
+            return new CmaEvent(CmaEvent.Type.REJECTED, r.reason(),
+                    new ConnParam(0, 0, r.privateData(), false, 0, 0, false, 0, 0).encode(), null);
+        }
+        return null;
+    }
+
+    /** CONNECT becomes DISCONNECT with a DISCONNECTED event (called holding this id's monitor). */
+    private CmaEvent disconnected(int status) {
+        state = CmaState.DISCONNECT;
+        return CmaEvent.of(CmaEvent.Type.DISCONNECTED, status);
+    }
+
+    /** rdma_destroy_id: no event is reported after it returns; the port goes back to its space. */
+    void destroy() {
+        PortSpace space;
+        int port;
+        List<CmId> ib = new ArrayList<>();
+        synchronized (this) {
+            state = CmaState.DESTROYING;
+            resolution++;
+            space = boundSpace;
+            port = boundPort;
+            boundPort = -1;
+            if (ibId != null) {
+                ib.add(ibId);
+                ibId = null;
+            }
+            ib.addAll(listenIds);
+            listenIds.clear();
+        }
+        handler = null;
+        for (CmId id : ib) {
+            cm.forget(id);
+            id.destroy(); // what the IB CM sends for its state: REJ, DREQ, DREP
+        }
+        if (port >= 0) {
+            cm.ports.release(space, this, port);
+        }
+    }
+
+    /** The service id of the bound port (rdma_get_service_id). */
+    synchronized long serviceId() {
+        if (source != null && source.family() == SockAddr.AF_IB) {
+            return source.sid();
+        }
+        return ps.serviceId(source == null ? 0 : source.port());
+    }
+}

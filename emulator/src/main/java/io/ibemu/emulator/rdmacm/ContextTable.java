@@ -1,0 +1,53 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.kernel.Errno;
+
+import java.util.TreeMap;
+
+/**
+ * ucma.c's {@code ctx_table}: one id space for every open file of the device (an xarray that
+ * allocates the lowest free id from 0). A lookup of an id nobody holds is ENOENT, of another
+ * file's id EINVAL (_ucma_find_context).
+ */
+final class ContextTable {
+    private final TreeMap<Integer, UcmaContext> byId = new TreeMap<>(); // guarded by this
+
+    synchronized UcmaContext allocate(UcmaFile file) {
+        int id = 0;
+        for (int taken : byId.keySet()) {
+            if (taken != id) {
+                break;
+            }
+            id++;
+        }
+        UcmaContext c = new UcmaContext(id, file);
+        byId.put(id, c);
+        return c;
+    }
+
+    synchronized UcmaContext get(UcmaFile file, int id) throws Errno {
+        UcmaContext c = byId.get(id);
+        if (c == null) {
+            throw Errno.of(Errno.ENOENT);
+        }
+        if (c.file != file) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return c;
+    }
+
+    /** Takes {@code id} out of the table (DESTROY_ID's first step): the context, as get() would find it. */
+    synchronized UcmaContext remove(UcmaFile file, int id) throws Errno {
+        UcmaContext c = get(file, id);
+        byId.remove(id);
+        return c;
+    }
+
+    synchronized void remove(UcmaContext c) {
+        byId.remove(c.id, c);
+    }
+
+    synchronized int size() {
+        return byId.size();
+    }
+}

@@ -1,0 +1,234 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.emulator.device.LocalHca;
+import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.fabric.PortState;
+import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmEvent;
+import io.ibemu.emulator.cm.CmHandler;
+import io.ibemu.emulator.cm.CmId;
+import io.ibemu.emulator.hca.Hca;
+import io.ibemu.kernel.Errno;
+import java.util.concurrent.ConcurrentHashMap;
+import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.sa.SaClient;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The RDMA CM of the machine (cma.c's module state): the local HCAs it binds ids to, the IPoIB
+ * interfaces it translates IP addresses over (none without {@code --ipoib}), the ports of each
+ * port space, and its work queue, the one thread on which address and route work finishes and
+ * events are reported (cma_wq), holding no lock of the model or the fabric.
+ */
+public final class RdmaCm implements AutoCloseable {
+    final Fabric fabric;
+    private final Supplier<List<Hca>> hcas;
+    private final Supplier<Ipoib> ipoib;
+    final PortTable ports = new PortTable();
+    final AddressResolver addresses;
+    private final ScheduledExecutorService work = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "rdma_cm");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** SA queries block their thread until the answer or the timeout: they run here, not on the work queue. */
+    private final ExecutorService queries = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "rdma_cm sa");
+        t.setDaemon(true);
+        return t;
+    });
+    private final MadLayer layer;
+    /** One SA client per port, made at the first route query through it. */
+    private final Map<Port, SaClient> saClients = new HashMap<>();
+
+    final Cm ibCm;
+
+    /** Which RDMA CM id each IB CM id of a connection or listen belongs to. */
+    private final Map<CmId, CmaId> byIbId = new ConcurrentHashMap<>();
+    /** The one handler of every IB CM id the RDMA CM makes (cma_ib_handler, cma_ib_req_handler). */
+    final CmHandler ibHandler = this::ibEvent;
+
+    public RdmaCm(Fabric fabric, MadLayer layer, Cm ibCm, Supplier<List<Hca>> hcas, Supplier<Ipoib> ipoib) {
+        this.fabric = fabric;
+        this.layer = layer;
+        this.ibCm = ibCm;
+        this.hcas = hcas;
+        this.ipoib = ipoib;
+        this.addresses = new AddressResolver(ipoib);
+    }
+
+    /** Runs {@code task} on the work queue after {@code delayMs}. */
+    void later(long delayMs, Runnable task) {
+        work.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void ibEvent(CmId id, CmEvent event) {
+        if (event instanceof CmEvent.ReqReceived r) {
+            CmaId listener = byIbId.get(r.listenId());
+            if (listener == null) {
+                id.destroy();
+            } else {
+                listener.requestReceived(id, r);
+            }
+            return;
+        }
+        CmaId owner = byIbId.get(id);
+        if (owner != null) {
+            owner.ibEvent(event);
+        }
+    }
+
+    void register(CmId ib, CmaId owner) {
+        byIbId.put(ib, owner);
+    }
+
+    void forget(CmId ib) {
+        byIbId.remove(ib);
+    }
+
+    List<Hca> hcas() {
+        return hcas.get();
+    }
+
+    /** The verbs model of {@code local} (the IB CM sends through it). */
+    Hca hca(LocalHca local) throws Errno {
+        for (Hca h : hcas.get()) {
+            if (h.local() == local) {
+                return h;
+            }
+        }
+        throw Errno.of(Errno.ENODEV);
+    }
+
+    /** ib_find_cached_pkey: the index of the device's P_Key (full membership preferred). */
+    Optional<Integer> pkeyIndex(CmaDevice d) {
+        synchronized (fabric.lock()) {
+            int[] table = d.hca().port(d.port()).pkeys();
+            int partial = -1;
+            for (int i = 0; i < table.length; i++) {
+                if ((table[i] & 0x7fff) == (d.pkey() & 0x7fff) && table[i] != 0) {
+                    if ((table[i] & 0x8000) != 0) {
+                        return Optional.of(i);
+                    }
+                    if (partial < 0) {
+                        partial = i;
+                    }
+                }
+            }
+            return partial < 0 ? Optional.empty() : Optional.of(partial);
+        }
+    }
+
+    /** Runs a blocking SA query off the work queue. */
+    void query(Runnable task) {
+        queries.execute(task);
+    }
+
+    /** The SA client of {@code port}. */
+    synchronized SaClient sa(Port port) throws IOException {
+        SaClient c = saClients.get(port);
+        if (c == null) {
+            c = new SaClient(layer, port);
+            saClients.put(port, c);
+        }
+        return c;
+    }
+
+    Optional<Ipoib> ipoib() {
+        return Optional.ofNullable(ipoib.get());
+    }
+
+    /**
+     * cma_bind_loopback: the first port of any device that is ACTIVE (else the first port of the
+     * first device), its GID at index 0 and the P_Key at index 0; empty without a device (ENODEV).
+     */
+    Optional<CmaDevice> loopbackDevice() {
+        CmaDevice first = null;
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : locals()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    CmaDevice d = new CmaDevice(hca, p, SockAddr.gid(port.subnetPrefix(), port.guid()),
+                            port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff, null);
+                    if (port.state() == PortState.ACTIVE) {
+                        return Optional.of(d);
+                    }
+                    if (first == null) {
+                        first = d;
+                    }
+                }
+            }
+        }
+        return Optional.ofNullable(first);
+    }
+
+    /**
+     * cma_acquire_dev_by_src_ip (and cma_resolve_ib_dev): the device port whose GID table holds
+     * {@code gid} and whose P_Key table holds {@code pkey} (the membership bit aside).
+     */
+    Optional<CmaDevice> deviceByGid(byte[] gid, int pkey) {
+        long prefix = SockAddr.gidPrefixOf(gid);
+        long guid = SockAddr.gidGuidOf(gid);
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : locals()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    if (port.subnetPrefix() != prefix || Arrays.stream(port.guids()).noneMatch(g -> g == guid)) {
+                        continue;
+                    }
+                    if (Arrays.stream(port.pkeys()).anyMatch(k -> (k & 0x7fff) == (pkey & 0x7fff) && k != 0)) {
+                        return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The device port that owns {@code gid}, whatever the P_Key (an AF_IB bind names no key). */
+    Optional<CmaDevice> deviceByGid(byte[] gid) {
+        long prefix = SockAddr.gidPrefixOf(gid);
+        long guid = SockAddr.gidGuidOf(gid);
+        synchronized (fabric.lock()) {
+            for (LocalHca hca : locals()) {
+                for (int p = 1; p <= hca.node().portCount(); p++) {
+                    Port port = hca.port(p);
+                    if (port.subnetPrefix() == prefix && Arrays.stream(port.guids()).anyMatch(g -> g == guid)) {
+                        int pkey = port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff;
+                        return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private List<LocalHca> locals() {
+        return hcas.get().stream().map(Hca::local).toList();
+    }
+
+    @Override
+    public void close() {
+        work.shutdownNow();
+        queries.shutdownNow();
+        synchronized (this) {
+            saClients.values().forEach(SaClient::close);
+            saClients.clear();
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.CharDevice;
+import io.ibemu.devfs.device.DeviceFile;
+
+/**
+ * {@code /dev/infiniband/rdma_cm}, ucma.c's misc device ({@code ucma_misc}: mode 0666, a dynamic
+ * minor under MISC_MAJOR, node "infiniband/rdma_cm"): each open is a {@link UcmaFile}; the
+ * context ids of all its files share one table.
+ */
+public final class RdmaCmDevice implements CharDevice {
+    public static final String NAME = "rdma_cm";
+    /** MISC_MAJOR. */
+    public static final int MAJOR = 10;
+    /**
+     * A dynamic misc minor: 6.1's misc_register hands them out counting down from 127, so the
+     * number depends on what registered first; this one is free on the hosts seen (ls /sys/dev/char).
+     */
+    public static final int MINOR = 125;
+    public static final int MODE = 0666;
+    /** RDMA_USER_CM_ABI_VERSION, shown in /sys/class/misc/rdma_cm/abi_version and GET_CHARDEV. */
+    public static final int ABI_VERSION = Ucma.ABI_VERSION;
+
+    final ContextTable contexts = new ContextTable();
+    final RdmaCm cm;
+
+    public RdmaCmDevice(RdmaCm cm) {
+        this.cm = cm;
+    }
+
+    @Override
+    public DeviceFile open(Caller caller, int openFlags) {
+        return new UcmaFile(this);
+    }
+
+    /** How many ids the open files hold, for {@code ctl objects}. */
+    public int idCount() {
+        return contexts.size();
+    }
+}

@@ -1,0 +1,507 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.emulator.cm.CmRejectReason;
+import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.hca.QpAttributes;
+import io.ibemu.emulator.hca.QpState;
+import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.kernel.CStruct;
+import io.ibemu.kernel.Errno;
+
+/**
+ * ucma.c's {@code ucma_cmd_table}, declared once: the slot of each RDMA_USER_CM_CMD_* number
+ * holds its request struct, the response size checked first, and its handler. A slot left
+ * empty is a command the kernel has no handler for (GET_OPTION): ENOSYS.
+ */
+final class UcmaCommands {
+
+    private UcmaCommands() {
+    }
+
+    static final int CREATE_ID = 0, DESTROY_ID = 1, BIND_IP = 2, RESOLVE_IP = 3, RESOLVE_ROUTE = 4,
+            QUERY_ROUTE = 5, CONNECT = 6, LISTEN = 7, ACCEPT = 8, REJECT = 9, DISCONNECT = 10, INIT_QP_ATTR = 11,
+            GET_EVENT = 12, GET_OPTION = 13, SET_OPTION = 14, NOTIFY = 15, JOIN_IP_MCAST = 16, LEAVE_MCAST = 17,
+            MIGRATE_ID = 18, QUERY = 19, BIND = 20, RESOLVE_ADDR = 21, JOIN_MCAST = 22;
+
+    static final UcmaCommand[] TABLE = table(
+            UcmaCommand.io(CREATE_ID, "CREATE_ID", Ucma.CREATE_ID, Ucma.CREATE_ID_RESP, UcmaCommands::createId),
+            UcmaCommand.io(DESTROY_ID, "DESTROY_ID", Ucma.DESTROY_ID, Ucma.DESTROY_ID_RESP, UcmaCommands::destroyId),
+            UcmaCommand.in(BIND_IP, "BIND_IP", Ucma.BIND_IP, UcmaCommands::bindIp),
+            UcmaCommand.in(RESOLVE_IP, "RESOLVE_IP", Ucma.RESOLVE_IP, UcmaCommands::resolveIp),
+            UcmaCommand.in(RESOLVE_ROUTE, "RESOLVE_ROUTE", Ucma.RESOLVE_ROUTE, UcmaCommands::resolveRoute),
+            new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
+                    UcmaCommands::queryRoute),
+            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect),
+            UcmaCommand.in(LISTEN, "LISTEN", Ucma.LISTEN, UcmaCommands::listen),
+            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept),
+            UcmaCommand.in(REJECT, "REJECT", Ucma.REJECT, UcmaCommands::reject),
+            UcmaCommand.in(DISCONNECT, "DISCONNECT", Ucma.DISCONNECT, UcmaCommands::disconnect),
+            UcmaCommand.io(INIT_QP_ATTR, "INIT_QP_ATTR", Ucma.INIT_QP_ATTR, Ucma.QP_ATTR, UcmaCommands::initQpAttr),
+            UcmaCommand.in(NOTIFY, "NOTIFY", Ucma.NOTIFY, UcmaCommands::notifyEvent),
+            UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
+            UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
+            UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
+            UcmaCommand.in(BIND, "BIND", Ucma.BIND, UcmaCommands::bind),
+            UcmaCommand.in(RESOLVE_ADDR, "RESOLVE_ADDR", Ucma.RESOLVE_ADDR, UcmaCommands::resolveAddr));
+
+    private static UcmaCommand[] table(UcmaCommand... commands) {
+        UcmaCommand[] t = new UcmaCommand[JOIN_MCAST + 1];
+        for (UcmaCommand c : commands) {
+            if (t[c.number()] != null) {
+                throw new IllegalStateException("two handlers for ucma command " + c.number());
+            }
+            t[c.number()] = c;
+        }
+        return t;
+    }
+
+    /** ucma_create_id: the port space decides the QP type (EINVAL for none), then a context and its id. */
+    private static void createId(UcmaRequest r) throws Errno {
+        PortSpace ps = PortSpace.of(r.getInt("ps"));
+        int qpType = ps.qpType(r.getInt("qp_type"));
+        UcmaFile file = r.file();
+        UcmaContext c = file.newContext();
+        c.uid = r.get("uid");
+        c.cmId = new CmaId(file.device.cm, ps, qpType, (id, event) -> file.queue(c, id, event));
+        byte[] resp = new byte[Ucma.CREATE_ID_RESP.size()];
+        Ucma.CREATE_ID_RESP.field("id").put(resp, 0, c.id);
+        try {
+            r.respond(resp);
+        } catch (Errno e) {
+            file.device.contexts.remove(c);
+            file.destroy(c);
+            throw e;
+        }
+    }
+
+    /** ucma_destroy_id: out of the table first, the id destroyed, then the count of its events read. */
+    private static void destroyId(UcmaRequest r) throws Errno {
+        UcmaContext c = r.file().device.contexts.remove(r.file(), r.getInt("id"));
+        int reported = r.file().destroy(c);
+        byte[] resp = new byte[Ucma.DESTROY_ID_RESP.size()];
+        Ucma.DESTROY_ID_RESP.field("events_reported").put(resp, 0, reported);
+        r.respond(resp);
+    }
+
+    private static void getEvent(UcmaRequest r) throws Errno {
+        r.file().getEvent(r, r.get("response"));
+    }
+
+    // ---- addresses ----
+
+    private static final int RDMA_OPTION_ID = 0, RDMA_OPTION_IB = 1;
+    private static final int OPTION_TOS = 0, OPTION_REUSEADDR = 1, OPTION_AFONLY = 2, OPTION_ACK_TIMEOUT = 3;
+    private static final int OPTION_IB_PATH = 1;
+    private static final int QUERY_ADDR = 0, QUERY_PATH = 1, QUERY_GID = 2;
+
+    /** rdma_addr_size_in6: a sockaddr_in6 member holding an AF_INET or AF_INET6 address, else none (EINVAL). */
+    private static SockAddr in6(UcmaRequest r, String member) throws Errno {
+        byte[] b = r.bytes(member);
+        int family = (b[0] & 0xff) | (b[1] & 0xff) << 8;
+        if (family != SockAddr.AF_INET && family != SockAddr.AF_INET6) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return SockAddr.decode(b);
+    }
+
+    /** rdma_addr_size_kss: a sockaddr_storage whose family's size is exactly {@code size} (EINVAL otherwise). */
+    private static SockAddr storage(UcmaRequest r, String member, int size) throws Errno {
+        byte[] b = r.bytes(member);
+        int family = (b[0] & 0xff) | (b[1] & 0xff) << 8;
+        if (size == 0 || SockAddr.size(family) != size) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return SockAddr.decode(b);
+    }
+
+    /** CAP_NET_BIND_SERVICE, as the caller's uid tells it. */
+    private static boolean privileged(UcmaRequest r) {
+        return r.caller().uid() == 0;
+    }
+
+    /** ucma_bind_ip: the address checked, then rdma_bind_addr. */
+    private static void bindIp(UcmaRequest r) throws Errno {
+        SockAddr a = in6(r, "addr");
+        r.context().cmId.bind(a, privileged(r));
+    }
+
+    /** ucma_bind: reserved zero and addr_size the family's (EINVAL), then rdma_bind_addr. */
+    private static void bind(UcmaRequest r) throws Errno {
+        if (r.get("reserved") != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        SockAddr a = storage(r, "addr", r.getInt("addr_size"));
+        r.context().cmId.bind(a, privileged(r));
+    }
+
+    /** ucma_resolve_ip: a source family of 0 means none given. */
+    private static void resolveIp(UcmaRequest r) throws Errno {
+        byte[] src = r.bytes("src_addr");
+        SockAddr from = src[0] == 0 && src[1] == 0 ? null : in6(r, "src_addr");
+        SockAddr to = in6(r, "dst_addr");
+        r.context().cmId.resolveAddr(from, to, r.getInt("timeout_ms"), privileged(r));
+    }
+
+    /** ucma_resolve_addr: src_size 0 means none given; dst_size must be the family's. */
+    private static void resolveAddr(UcmaRequest r) throws Errno {
+        if (r.get("reserved") != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        int srcSize = r.getInt("src_size");
+        SockAddr from = srcSize == 0 ? null : storage(r, "src_addr", srcSize);
+        SockAddr to = storage(r, "dst_addr", r.getInt("dst_size"));
+        r.context().cmId.resolveAddr(from, to, r.getInt("timeout_ms"), privileged(r));
+    }
+
+    /** ucma_get_ctx_dev: the context, EINVAL while its id has no device. */
+    private static CmaId withDevice(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        if (id.device() == null) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return id;
+    }
+
+    private static void resolveRoute(UcmaRequest r) throws Errno {
+        withDevice(r).resolveRoute(r.getInt("timeout_ms"));
+    }
+
+    /** ucma_set_option: level and name decide; a wrong optlen is EINVAL, an unknown name or level ENOSYS. */
+    private static void setOption(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        int level = r.getInt("level");
+        int name = r.getInt("optname");
+        int optlen = r.getInt("optlen");
+        byte[] value;
+        try {
+            value = r.caller().readMemory(r.get("optval"), optlen);
+        } catch (Errno e) {
+            throw Errno.of(Errno.EFAULT);
+        }
+        if (level == RDMA_OPTION_ID) {
+            switch (name) {
+                case OPTION_TOS -> {
+                    requireLength(optlen, 1);
+                    id.tos(value[0] & 0xff);
+                }
+                case OPTION_REUSEADDR -> {
+                    requireLength(optlen, 4);
+                    id.reuseAddr(intOf(value) != 0);
+                }
+                case OPTION_AFONLY -> {
+                    requireLength(optlen, 4);
+                    id.afOnly(intOf(value) != 0);
+                }
+                case OPTION_ACK_TIMEOUT -> {
+                    requireLength(optlen, 1);
+                    id.ackTimeout(value[0] & 0xff);
+                }
+                default -> throw Errno.of(Errno.ENOSYS);
+            }
+        } else if (level == RDMA_OPTION_IB && name == OPTION_IB_PATH) {
+            throw Errno.of(Errno.EINVAL); // ucma_set_ib_path: only on a resolved IB route, not kept yet
+        } else {
+            throw Errno.of(Errno.ENOSYS);
+        }
+    }
+
+    private static void requireLength(int optlen, int size) throws Errno {
+        if (optlen != size) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
+    private static int intOf(byte[] b) {
+        return (b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | (b[3] & 0xff) << 24;
+    }
+
+    /** ucma_query: the context first, then the option (an unknown one ENOSYS). */
+    private static void query(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        switch (r.getInt("option")) {
+            case QUERY_ADDR -> queryAddr(r, id);
+            case QUERY_PATH -> queryPath(r, id);
+            case QUERY_GID -> queryGid(r, id);
+            default -> throw Errno.of(Errno.ENOSYS);
+        }
+    }
+
+    /** ucma_query_addr: ENOSPC below ibdev_index; the device's GUID, index and port; P_Key in network order. */
+    private static void queryAddr(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        if (r.outLength() < s.field("ibdev_index").offset()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        byte[] b = new byte[s.size()];
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
+        }
+        address(b, s, "src", id.source());
+        address(b, s, "dst", id.destination());
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    private static void address(byte[] b, CStruct s, String which, SockAddr a) {
+        if (a == null) {
+            return;
+        }
+        s.field(which + "_size").put(b, 0, a.size());
+        System.arraycopy(a.encode(a.size()), 0, b, s.field(which + "_addr").offset(), a.size());
+    }
+
+    /** ucma_query_gid: both ends as sockaddr_ib: GID, P_Key, the service id and a full mask. */
+    private static void queryGid(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        if (r.outLength() < s.field("ibdev_index").offset()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        byte[] b = new byte[s.size()];
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
+        }
+        SockAddr src = id.source();
+        SockAddr dst = id.destination();
+        byte[] sgid = d != null ? d.sgid() : new byte[16];
+        byte[] dgid = d != null && d.dgid() != null ? d.dgid() : new byte[16];
+        int pkey = d != null ? d.pkey() : 0;
+        SockAddr sib = src != null && src.family() == SockAddr.AF_IB ? src
+                : new SockAddr(SockAddr.AF_IB, sgid, 0, pkey, id.serviceId(), -1L, 0);
+        SockAddr dib = dst != null && dst.family() == SockAddr.AF_IB ? dst
+                : new SockAddr(SockAddr.AF_IB, dgid, 0, pkey, id.serviceId(), -1L, 0);
+        address(b, s, "src", sib);
+        address(b, s, "dst", dib);
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    /** IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
+    private static final int PATH_FLAGS = 1 | 1 << 1 | 1 << 3 | 1 << 5;
+
+    /** ucma_query_path: ENOSPC below the header; as many of the route's paths as the room strictly exceeds. */
+    private static void queryPath(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_PATH_RESP;
+        if (r.outLength() < s.size()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        PathRecord path = id.path();
+        int paths = path == null ? 0 : 1;
+        int room = r.outLength() - s.size();
+        int written = paths > 0 && room > Ucma.PATH_REC_DATA.size() ? 1 : 0;
+        byte[] b = new byte[s.size() + written * Ucma.PATH_REC_DATA.size()];
+        s.field("num_paths").put(b, 0, paths);
+        if (written > 0) {
+            Ucma.PATH_REC_DATA.field("flags").put(b, s.size(), PATH_FLAGS);
+            path.encode(b, s.size() + Ucma.PATH_REC_DATA.field("path_rec").offset());
+        }
+        r.respond(r.get("response"), b);
+    }
+
+    /** ucma_query_route: the IP addresses always; GUID, index, port and the route's GIDs once bound to a device. */
+    private static void queryRoute(UcmaRequest r) throws Errno {
+        CmaId id = r.context().cmId;
+        CStruct s = Ucma.QUERY_ROUTE_RESP;
+        byte[] b = new byte[s.size()];
+        for (String which : new String[] {"src", "dst"}) {
+            SockAddr a = which.equals("src") ? id.source() : id.destination();
+            if (a != null && a.family() != SockAddr.AF_IB) {
+                int n = a.family() == SockAddr.AF_INET ? SockAddr.SIZE_IN : SockAddr.SIZE_IN6;
+                System.arraycopy(a.encode(n), 0, b, s.field(which + "_addr.sin6_family").offset(), n);
+            }
+        }
+        CmaDevice d = id.device();
+        if (d != null) {
+            s.field("node_guid").put(b, 0, d.hca().node().guid());
+            s.field("ibdev_index").put(b, 0, d.hca().index());
+            s.field("port_num").put(b, 0, d.port());
+            PathRecord path = id.path();
+            if (path != null) {
+                s.field("num_paths").put(b, 0, 1);
+                userPath(b, s, "ib_route[0].", path);
+            } else {
+                // ucma_copy_ib_route with no path yet: the GIDs and P_Key of the address
+                System.arraycopy(d.sgid(), 0, b, s.field("ib_route[0].sgid").offset(), 16);
+                if (d.dgid() != null) {
+                    System.arraycopy(d.dgid(), 0, b, s.field("ib_route[0].dgid").offset(), 16);
+                }
+                s.field("ib_route[0].pkey").put(b, 0, d.pkey());
+            }
+        }
+        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+    }
+
+    /** ib_copy_path_rec_to_user: a PathRecord as struct ib_user_path_rec. */
+    private static void userPath(byte[] b, CStruct s, String prefix, PathRecord p) {
+        System.arraycopy(SockAddr.gid(p.dgidPrefix(), p.dgidInterface()), 0, b, s.field(prefix + "dgid").offset(), 16);
+        System.arraycopy(SockAddr.gid(p.sgidPrefix(), p.sgidInterface()), 0, b, s.field(prefix + "sgid").offset(), 16);
+        s.field(prefix + "dlid").put(b, 0, p.dlid());
+        s.field(prefix + "slid").put(b, 0, p.slid());
+        s.field(prefix + "raw_traffic").put(b, 0, p.rawTraffic() ? 1 : 0);
+        s.field(prefix + "flow_label").put(b, 0, p.flowLabel());
+        s.field(prefix + "reversible").put(b, 0, p.reversible() ? 1 : 0);
+        s.field(prefix + "mtu").put(b, 0, p.mtu());
+        s.field(prefix + "pkey").put(b, 0, p.pkey());
+        s.field(prefix + "hop_limit").put(b, 0, p.hopLimit());
+        s.field(prefix + "traffic_class").put(b, 0, p.trafficClass());
+        s.field(prefix + "numb_path").put(b, 0, p.numbPath());
+        s.field(prefix + "sl").put(b, 0, p.sl());
+        s.field(prefix + "mtu_selector").put(b, 0, p.mtuSelector());
+        s.field(prefix + "rate_selector").put(b, 0, p.rateSelector());
+        s.field(prefix + "rate").put(b, 0, p.rate());
+        s.field(prefix + "packet_life_time_selector").put(b, 0, p.packetLifeSelector());
+        s.field(prefix + "packet_life_time").put(b, 0, p.packetLife());
+        s.field(prefix + "preference").put(b, 0, p.preference());
+    }
+
+    // ---- connections ----
+
+    /** ucma's max_backlog sysctl default. */
+    private static final int MAX_BACKLOG = 1024;
+
+    /** ucma_listen: a backlog of 0 or above max_backlog is max_backlog. */
+    private static void listen(UcmaRequest r) throws Errno {
+        UcmaContext c = r.context();
+        long backlog = r.get("backlog");
+        int b = backlog == 0 || backlog > MAX_BACKLOG ? MAX_BACKLOG : (int) backlog;
+        synchronized (r.file()) {
+            c.backlog = b;
+        }
+        c.cmId.listen(b);
+    }
+
+    /** ucma_copy_conn_param: the Q_Key only for AF_IB ids. */
+    private static ConnParam connParam(UcmaRequest r, CmaId id) {
+        ConnParam p = ConnParam.decode(r.command().request(), "conn_param.", r.in());
+        return id.family() == SockAddr.AF_IB ? p : new ConnParam(p.qpNum(), 0, p.privateData(), p.srq(),
+                p.responderResources(), p.initiatorDepth(), p.flowControl(), p.retryCount(), p.rnrRetryCount());
+    }
+
+    /** ucma_connect: conn_param.valid required (EINVAL), then the id must have a device. */
+    private static void connect(UcmaRequest r) throws Errno {
+        if (r.get("conn_param.valid") == 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        id.connect(connParam(r, id));
+    }
+
+    /** ucma_accept: with valid parameters the context takes the uid once accepted; without, the active side's RTU. */
+    private static void accept(UcmaRequest r) throws Errno {
+        UcmaContext c = r.context();
+        CmaId id = withDevice(r);
+        if (r.get("conn_param.valid") != 0) {
+            id.accept(connParam(r, id));
+            synchronized (r.file()) {
+                c.uid = r.get("uid");
+            }
+        } else {
+            id.accept(null);
+        }
+    }
+
+    /** ucma_reject: reason 0 means CONSUMER_DEFINED; only it and VENDOR_OPTION_NOT_SUPPORTED are allowed. */
+    private static void reject(UcmaRequest r) throws Errno {
+        int reason = r.getInt("reason");
+        CmRejectReason why;
+        if (reason == 0 || reason == CmRejectReason.CONSUMER_DEFINED.code()) {
+            why = CmRejectReason.CONSUMER_DEFINED;
+        } else if (reason == CmRejectReason.VENDOR_OPTION_NOT_SUPPORTED.code()) {
+            why = CmRejectReason.VENDOR_OPTION_NOT_SUPPORTED;
+        } else {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        int len = r.getInt("private_data_len");
+        id.reject(java.util.Arrays.copyOf(r.bytes("private_data"), len), why);
+    }
+
+    private static void disconnect(UcmaRequest r) throws Errno {
+        withDevice(r).disconnect();
+    }
+
+    private static void notifyEvent(UcmaRequest r) throws Errno {
+        withDevice(r).notifyEvent(r.getInt("event"));
+    }
+
+    /** ucma_init_qp_attr: a state past ERR is EINVAL; the attributes as ib_copy_qp_attr_to_user writes them. */
+    private static void initQpAttr(UcmaRequest r) throws Errno {
+        int state = r.getInt("qp_state");
+        if (state < 0 || state > QpState.ERR.code()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        CmaId id = withDevice(r);
+        QpAttributeChange change = id.initQpAttr(QpState.values()[state]);
+        r.respond(r.get("response"), qpAttr(change));
+    }
+
+    private static byte[] qpAttr(QpAttributeChange change) {
+        CStruct s = Ucma.QP_ATTR;
+        QpAttributes a = change.attributes();
+        byte[] b = new byte[s.size()];
+        s.field("qp_attr_mask").put(b, 0, change.mask());
+        s.field("qp_state").put(b, 0, a.qpState() == null ? 0 : a.qpState().code());
+        s.field("cur_qp_state").put(b, 0, a.curQpState() == null ? 0 : a.curQpState().code());
+        s.field("path_mtu").put(b, 0, a.pathMtu());
+        s.field("path_mig_state").put(b, 0, a.pathMigState());
+        s.field("qkey").put(b, 0, a.qkey());
+        s.field("rq_psn").put(b, 0, a.rqPsn());
+        s.field("sq_psn").put(b, 0, a.sqPsn());
+        s.field("dest_qp_num").put(b, 0, a.destQpNum());
+        s.field("qp_access_flags").put(b, 0, a.qpAccessFlags());
+        ah(b, s, "ah_attr.", a.ah());
+        ah(b, s, "alt_ah_attr.", a.altAh());
+        s.field("pkey_index").put(b, 0, a.pkeyIndex());
+        s.field("alt_pkey_index").put(b, 0, a.altPkeyIndex());
+        s.field("en_sqd_async_notify").put(b, 0, a.enSqdAsyncNotify() ? 1 : 0);
+        s.field("max_rd_atomic").put(b, 0, a.maxRdAtomic());
+        s.field("max_dest_rd_atomic").put(b, 0, a.maxDestRdAtomic());
+        s.field("min_rnr_timer").put(b, 0, a.minRnrTimer());
+        s.field("port_num").put(b, 0, a.portNum());
+        s.field("timeout").put(b, 0, a.timeout());
+        s.field("retry_cnt").put(b, 0, a.retryCnt());
+        s.field("rnr_retry").put(b, 0, a.rnrRetry());
+        s.field("alt_port_num").put(b, 0, a.altPortNum());
+        s.field("alt_timeout").put(b, 0, a.altTimeout());
+        return b;
+    }
+
+    /** ib_copy_ah_attr_to_user. */
+    private static void ah(byte[] b, CStruct s, String prefix, io.ibemu.emulator.hca.AhAttributes ah) {
+        if (ah == null) {
+            return;
+        }
+        s.field(prefix + "dlid").put(b, 0, ah.dlid());
+        s.field(prefix + "sl").put(b, 0, ah.sl());
+        s.field(prefix + "src_path_bits").put(b, 0, ah.srcPathBits());
+        s.field(prefix + "static_rate").put(b, 0, ah.staticRate());
+        s.field(prefix + "port_num").put(b, 0, ah.portNum());
+        if (ah.grh() != null) {
+            s.field(prefix + "is_global").put(b, 0, 1);
+            System.arraycopy(ah.grh().dgid(), 0, b, s.field(prefix + "grh.dgid").offset(), 16);
+            s.field(prefix + "grh.flow_label").put(b, 0, ah.grh().flowLabel());
+            s.field(prefix + "grh.sgid_index").put(b, 0, ah.grh().sgidIndex());
+            s.field(prefix + "grh.hop_limit").put(b, 0, ah.grh().hopLimit());
+            s.field(prefix + "grh.traffic_class").put(b, 0, ah.grh().trafficClass());
+        }
+    }
+
+    /** struct rdma_ucm_event_resp for {@code event} of {@code c} (ucma_create_uevent). */
+    static byte[] eventResponse(UcmaContext c, CmaEvent event) {
+        CStruct s = Ucma.EVENT_RESP;
+        byte[] b = new byte[s.size()];
+        s.field("uid").put(b, 0, c.uid);
+        s.field("id").put(b, 0, c.id);
+        s.field("event").put(b, 0, event.type().ordinal());
+        s.field("status").put(b, 0, event.status());
+        if (event.param() != null) {
+            System.arraycopy(event.param(), 0, b, s.field("param").offset(), event.param().length);
+        }
+        return b;
+    }
+}

@@ -1,0 +1,20 @@
+package io.ibemu.emulator.rdmacm;
+
+/**
+ * {@code struct ucma_context}: what a ucma id number stands for in its file: the RDMA CM id, the
+ * caller's uid (echoed in every event), how many of its events were read, and the listen backlog
+ * CONNECT_REQUEST events count against. The file's lock guards the counters.
+ */
+final class UcmaContext {
+    final int id;
+    final UcmaFile file;
+    volatile CmaId cmId;
+    long uid;
+    int eventsReported;
+    int backlog;
+
+    UcmaContext(int id, UcmaFile file) {
+        this.id = id;
+        this.file = file;
+    }
+}

@@ -1,0 +1,245 @@
+package io.ibemu.emulator.rdmacm;
+
+import io.ibemu.devfs.device.Caller;
+import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.devfs.device.IoctlResult;
+import io.ibemu.devfs.device.Poll;
+import io.ibemu.devfs.device.PollWaiter;
+import io.ibemu.devfs.device.ReadRequest;
+import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.kernel.CField;
+import io.ibemu.kernel.Errno;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * One open of /dev/infiniband/rdma_cm: {@code struct ucma_file}. write() is ucma_write (header,
+ * table lookup, the handler); the file's contexts and its event list live here, guarded by this
+ * object's monitor (the file's {@code mut}); GET_EVENT waits on it. There is no read or ioctl
+ * (ucma_fops has neither); poll is readable while an event waits; the last close destroys
+ * every id the file still holds (ucma_close).
+ */
+final class UcmaFile implements DeviceFile {
+    private static final int O_NONBLOCK = 04000;
+    private static final long INTERRUPT_POLL_MS = 20;
+    private static final int HDR = Ucma.CMD_HDR.size();
+    private static final CField HDR_CMD = Ucma.CMD_HDR.field("cmd");
+    private static final CField HDR_IN = Ucma.CMD_HDR.field("in");
+    private static final CField HDR_OUT = Ucma.CMD_HDR.field("out");
+
+    /** A queued {@code struct ucma_event}: the response bytes and the context (and id) it is for. */
+    record Event(UcmaContext context, CmaId cmId, CmaEvent event, byte[] resp) {
+    }
+
+    final RdmaCmDevice device;
+    private final List<UcmaContext> contexts = new ArrayList<>(); // guarded by this
+    private final Deque<Event> events = new ArrayDeque<>(); // guarded by this
+    private final List<PollWaiter> waiters = new ArrayList<>(); // guarded by this
+    private boolean released; // guarded by this
+
+    UcmaFile(RdmaCmDevice device) {
+        this.device = device;
+    }
+
+    @Override
+    public int write(Caller caller, ByteBuffer data, int fileFlags) throws Errno {
+        int len = data.remaining();
+        if (len < HDR) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        byte[] buf = new byte[len];
+        data.get(buf);
+        long cmd = HDR_CMD.get(buf, 0);
+        int in = (int) HDR_IN.get(buf, 0);
+        int out = (int) HDR_OUT.get(buf, 0);
+        if (cmd >= UcmaCommands.TABLE.length) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (in + HDR > len) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        UcmaCommand command = UcmaCommands.TABLE[(int) cmd];
+        if (command == null) {
+            throw Errno.of(Errno.ENOSYS);
+        }
+        if (out < command.responseSize()) {
+            throw Errno.of(Errno.ENOSPC);
+        }
+        // copy_from_user(&cmd, inbuf, sizeof(cmd)): past the write's end we see zeros, the kernel the caller's memory
+        byte[] request = Arrays.copyOfRange(buf, HDR, HDR + command.request().size());
+        command.handler().run(new UcmaRequest(this, caller, command, request, out, (fileFlags & O_NONBLOCK) != 0));
+        return len;
+    }
+
+    /** ucma_alloc_ctx: a new context of this file, in the device's table and the file's list. */
+    UcmaContext newContext() {
+        UcmaContext c = device.contexts.allocate(this);
+        synchronized (this) {
+            contexts.add(c);
+        }
+        return c;
+    }
+
+    /**
+     * ucma_event_handler: a CONNECT_REQUEST counts against the listener's backlog (refused, for
+     * the CM to reject, when none is left); other events of a context whose uid is not set yet
+     * (a new connection not yet accepted) are dropped.
+     */
+    boolean queue(UcmaContext context, CmaId cmId, CmaEvent event) {
+        List<PollWaiter> wake;
+        synchronized (this) {
+            if (released) {
+                return false;
+            }
+            if (event.type() == CmaEvent.Type.CONNECT_REQUEST) {
+                if (context.backlog <= 0) {
+                    return false;
+                }
+                context.backlog--;
+            } else if (context.uid == 0 || context.cmId != cmId) {
+                return true;
+            }
+            events.addLast(new Event(context, cmId, event, UcmaCommands.eventResponse(context, event)));
+            notifyAll();
+            wake = new ArrayList<>(waiters);
+            waiters.clear();
+        }
+        wake.forEach(PollWaiter::wake);
+        return true;
+    }
+
+    /**
+     * ucma_get_event: waits for the first event (EAGAIN under O_NONBLOCK, EINTR once the caller is
+     * interrupted); a CONNECT_REQUEST's new id gets its context here; the event leaves the list
+     * only once its response was written.
+     */
+    void getEvent(UcmaRequest r, long response) throws Errno {
+        synchronized (this) {
+            while (events.isEmpty()) {
+                if (r.nonBlocking()) {
+                    throw Errno.of(Errno.EAGAIN);
+                }
+                if (r.caller().interrupted()) {
+                    throw Errno.of(Errno.EINTR);
+                }
+                try {
+                    wait(INTERRUPT_POLL_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw Errno.of(Errno.EINTR);
+                }
+            }
+            Event e = events.peekFirst();
+            byte[] resp = e.resp();
+            UcmaContext child = null;
+            if (e.event().type() == CmaEvent.Type.CONNECT_REQUEST) {
+                child = device.contexts.allocate(this);
+                contexts.add(child);
+                child.cmId = e.event().child();
+                resp = resp.clone();
+                Ucma.EVENT_RESP.field("id").put(resp, 0, child.id);
+            }
+            try {
+                r.respond(response, resp);
+            } catch (Errno failed) {
+                if (child != null) {
+                    contexts.remove(child);
+                    device.contexts.remove(child);
+                }
+                throw failed;
+            }
+            events.removeFirst();
+            if (child != null) {
+                e.context().backlog++;
+                UcmaContext owner = child;
+                child.cmId.handler((id, ev) -> queue(owner, id, ev));
+            }
+            e.context().eventsReported++;
+        }
+    }
+
+    /**
+     * ucma_destroy_private_ctx after rdma_destroy_id: the context leaves the file, its unread
+     * events go (a pending CONNECT_REQUEST's new id is destroyed with them), and the number of
+     * its events that were read is returned.
+     */
+    int free(UcmaContext c) {
+        List<Event> dropped = new ArrayList<>();
+        int reported;
+        synchronized (this) {
+            contexts.remove(c);
+            events.removeIf(e -> {
+                if (e.context() == c) {
+                    dropped.add(e);
+                    return true;
+                }
+                return false;
+            });
+            reported = c.eventsReported;
+        }
+        for (Event e : dropped) {
+            if (e.event().child() != null) {
+                e.event().child().destroy();
+            }
+        }
+        return reported;
+    }
+
+    /** DESTROY_ID's work once the id left the table: no more events, then the context freed. */
+    int destroy(UcmaContext c) {
+        CmaId id = c.cmId;
+        if (id != null) {
+            id.destroy();
+        }
+        return free(c);
+    }
+
+    synchronized int contextCount() {
+        return contexts.size();
+    }
+
+    /** No .read in ucma_fops: vfs_read answers EINVAL. */
+    @Override
+    public ReadResult read(ReadRequest request) throws Errno {
+        throw Errno.of(Errno.EINVAL);
+    }
+
+    /** No .unlocked_ioctl: ENOTTY. */
+    @Override
+    public IoctlResult ioctl(Caller caller, int cmd, byte[] in) throws Errno {
+        throw Errno.of(Errno.ENOTTY);
+    }
+
+    /** ucma_poll: EPOLLIN | EPOLLRDNORM while an event waits, else nothing. */
+    @Override
+    public synchronized int poll(Caller caller, PollWaiter waiter) {
+        if (!events.isEmpty()) {
+            return Poll.IN | Poll.RDNORM;
+        }
+        if (waiter != null && !waiters.contains(waiter)) {
+            waiters.add(waiter);
+        }
+        return 0;
+    }
+
+    /** ucma_close: every context the file holds is destroyed, its id first (which sends what the CM sends). */
+    @Override
+    public void release() {
+        List<UcmaContext> held;
+        synchronized (this) {
+            released = true;
+            held = new ArrayList<>(contexts);
+            waiters.clear();
+            notifyAll();
+        }
+        for (UcmaContext c : held) {
+            device.contexts.remove(c);
+            destroy(c);
+        }
+    }
+}
