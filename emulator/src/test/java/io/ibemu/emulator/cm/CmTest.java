@@ -453,6 +453,93 @@ class CmTest {
     }
 
     @Test
+    void aCableCutDuringTheConnectEndsInReqError() throws Exception {
+        listener();
+        f.portB.cut();
+        CmId a = connect(2, 14);
+        CmEvent.ReqError e = (CmEvent.ReqError) active.next(CmEvent.ReqError.class).event();
+        assertEquals(SendStatus.RESPONSE_TIMEOUT, e.sendStatus());
+        assertEquals(CmState.IDLE, a.state());
+        assertTrue(passive.events.isEmpty(), "nothing reached B: " + passive.events);
+    }
+
+    @Test
+    void aRequesterThatNeedsTimeSendsAnMraForTheRep() throws Exception {
+        listener();
+        CmId a = connect(15);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendMra(21, null);
+        assertEquals(CmState.MRA_REP_SENT, a.state());
+        assertEquals(21, ((CmEvent.MraReceived) passive.next(CmEvent.MraReceived.class).event()).serviceTimeout());
+        assertEquals(CmState.MRA_REP_RCVD, b.state());
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        assertEquals(CmState.ESTABLISHED, b.state());
+    }
+
+    @Test
+    void aRepeatedReqWhileTheMraStandsIsAnsweredWithTheMraAgain() throws Exception {
+        listener();
+        boolean[] lost = {false};
+        f.lose((port, mad) -> {
+            if (Mad.attributeId(mad) == CmAttribute.MRA && !lost[0]) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        });
+        CmId a = connect(15, RETRY_SOON);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendMra(21, null); // lost: A's REQ goes again, and B's CM answers it with the MRA
+        active.next(CmEvent.MraReceived.class);
+        assertEquals(CmState.MRA_REQ_RCVD, a.state());
+        assertTrue(f.wire().stream().filter("B>MRA"::equals).count() >= 2, f.wire().toString());
+        assertTrue(passive.events.isEmpty(), "the repeated REQ is no event: " + passive.events);
+    }
+
+    @Test
+    void aRepNeverAnsweredEndsInRepErrorAndAnUnansweredDreqInDreqError() throws Exception {
+        listener();
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
+        CmId a = connect(2, RETRY_SOON);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        CmEvent.RepError e = (CmEvent.RepError) passive.next(CmEvent.RepError.class).event();
+        assertEquals(SendStatus.RESPONSE_TIMEOUT, e.sendStatus());
+        assertEquals(CmState.IDLE, b.state());
+        assertEquals(3, f.wire().stream().filter("B>REP"::equals).count(), "the REP and its 2 retries");
+
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.DREQ);
+        a.sendDreq(null);
+        active.next(CmEvent.DreqError.class);
+        active.next(CmEvent.TimewaitExit.class);
+        assertEquals(CmState.IDLE, a.state());
+        assertEquals(3, f.wire().stream().filter("A>DREQ"::equals).count(), "the DREQ and its 2 retries");
+    }
+
+    @Test
+    void theResponderMayEstablishOnItsFirstPacketBeforeTheRtu() throws Exception {
+        listener();
+        f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
+        CmId a = connect(15);
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
+        passive.next(CmEvent.UserEstablished.class);
+        assertEquals(CmState.ESTABLISHED, b.state());
+        b.establish(); // again: nothing to do
+        assertTrue(passive.events.isEmpty());
+        CmId idle = f.cm.createId(f.a, active);
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
+    }
+
+    @Test
     void listenRefusesAServiceAnotherIdCoversAndAnAssignedLookingOne() throws Exception {
         CmId l = listener();
         CmId other = f.cm.createId(f.b, passive);
