@@ -165,7 +165,10 @@ class KernelConformanceTest {
      * /dev/infiniband/rdma_cm on ibemu the probe bails out, and the test fails.
      */
     @Nested
-    @Disabled("rdma_cm device lands with branch rdmacm")
+    @Disabled("rdma_cm on ibemu (branch rdmacm) still disagrees with the kernel: MIGRATE_ID, JOIN_IP_MCAST, JOIN_MCAST"
+            + " and LEAVE_MCAST are ENOSYS; CONNECT, ACCEPT and SET_OPTION look the id up before checking in_len/optlen"
+            + " (ENOENT for the kernel's EINVAL); QUERY ADDR's dst_size after BIND_IP; a failed bind's interface"
+            + " is not kept")
     class RdmaCm {
         @Test
         void theVmRanTheUcmaProbe() throws IOException {
