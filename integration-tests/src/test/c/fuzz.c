@@ -643,8 +643,8 @@ static uint32_t uverbs_driver_id(int fd)
 
 /*
  * Methods whose answer the driver decides, not the ioctl framework: the creates rxe serves with
- * its mmap'd rings (and needs room in UHW_OUT for), the creates ibemu does not serve by ioctl,
- * XRC, and the GID queries (rxe's table has other sizes and empty slots).
+ * its mmap'd rings (and needs room in UHW_OUT for, where rdmavt needs none), XRC, and the GID
+ * queries (rxe's table has other sizes and empty slots).
  */
 static unsigned uverbs_method_needs(uint16_t object, uint16_t method, uint64_t write_cmd, int has_cmd)
 {

@@ -1,5 +1,5 @@
 /*
- * uverbs_data.c - the data path of two HCAs through the fabric, raw write() only.
+ * uverbs_data.c - the data path of two HCAs through the fabric, raw write() (one CQ by ioctl).
  *
  * Build: gcc -O2 -Wall -o uverbs_data uverbs_data.c
  * Run:   ./uverbs_data [DEV_A [DEV_B]]   (default /dev/infiniband/uverbs0 and uverbs1)
@@ -16,12 +16,18 @@
  * takes the MLID and Q_Key from the SA's answer: only a join makes the SM
  * program the switches' multicast forwarding tables for the port.
  *
+ * Side A's CQ is made by RDMA_VERBS_IOCTL's CQ_CREATE with its COMP_CHANNEL where the device
+ * serves it (as libibverbs makes it), so the completion-event checks cover that path's routing.
+ *
  * Completion codes are those of the IB spec as rdmavt (the qib driver's
  * kernel core) reports them: REM_ACCESS_ERR for a bad rkey, LOC_PROT_ERR for a
  * bad lkey, RNR_RETRY_EXC_ERR with rnr_retry 0 and no receive, LOC_LEN_ERR /
  * REM_INV_REQ_ERR for a receive buffer too short, WR_FLUSH_ERR afterwards.
  */
 #include "uverbs_probe.h"
+#include <sys/ioctl.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 #define BIG (8u << 20)
 #define MSG_DESC 200
@@ -128,6 +134,48 @@ static struct side S;
 static struct peer P; /* the other side's RC QP */
 static uint32_t peer_ud_qpn;
 
+/*
+ * CQ_CREATE by ioctl (uverbs_std_types_cq.c) with the completion channel and no UHW_OUT (no
+ * mapped ring: POLL_CQ serves it); -1 with errno ENOTTY or EPROTONOSUPPORT where the device has
+ * no such path. The driver id is the one whose unknown object is EPROTONOSUPPORT.
+ */
+static long ioctl_create_cq(int fd, uint32_t cqe, int chan, uint64_t user_handle)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[6];
+	} c;
+	uint32_t resp_cqe = 0;
+	for (uint16_t id = 0; id < 64; id++) {
+		memset(&c, 0, sizeof(c));
+		c.hdr.length = sizeof(c.hdr);
+		c.hdr.object_id = 0x7ff;
+		c.hdr.driver_id = id;
+		if (ioctl(fd, RDMA_VERBS_IOCTL, &c) == 0 || errno == ENOTTY)
+			return -1;
+		if (errno != EPROTONOSUPPORT)
+			continue;
+		struct ib_uverbs_attr a[6] = {
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_HANDLE },
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_CQE, .len = 4, .data = cqe },
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_USER_HANDLE, .len = 8, .data = user_handle },
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, .data = (uint64_t)chan },
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, .len = 4, .data = 0 },
+			{ .attr_id = UVERBS_ATTR_CREATE_CQ_RESP_CQE, .len = 4, .data = (uintptr_t)&resp_cqe },
+		};
+		c.hdr.object_id = UVERBS_OBJECT_CQ;
+		c.hdr.method_id = UVERBS_METHOD_CQ_CREATE;
+		c.hdr.num_attrs = 6;
+		c.hdr.length = sizeof(c);
+		memcpy(c.attrs, a, sizeof(a));
+		if (ioctl(fd, RDMA_VERBS_IOCTL, &c))
+			return -1;
+		return (long)c.attrs[0].data;
+	}
+	errno = ENOTTY;
+	return -1;
+}
+
 static int parse_gid(const char *s, uint8_t *g)
 {
 	unsigned w[8];
@@ -147,6 +195,7 @@ static void side_open(const char *path)
 	struct ib_uverbs_create_qp_resp r;
 	char v[128];
 	size_t len = 2 * ((size_t)BIG + 4096);
+	long cq;
 
 	S.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (S.fd < 0)
@@ -165,7 +214,14 @@ static void side_open(const char *path)
 	S.pd = (uint32_t)uv_alloc_pd(S.fd);
 	S.chan = uv_create_comp_channel(S.fd);
 	S.cq_user_handle = is_child ? 0xb0b0 : 0xa0a0;
-	S.cq = (uint32_t)uv_create_cq(S.fd, 512, S.chan, 0, S.cq_user_handle, NULL);
+	cq = is_child ? -1 : ioctl_create_cq(S.fd, 512, S.chan, S.cq_user_handle);
+	if (cq < 0 && !is_child && errno != ENOTTY && errno != EPROTONOSUPPORT)
+		t_bail("CQ_CREATE by ioctl: %s", strerror(errno));
+	if (!is_child)
+		t_diag("side A's CQ by %s", cq < 0 ? "write() (no ioctl CQ_CREATE)" : "ioctl CQ_CREATE");
+	if (cq < 0)
+		cq = uv_create_cq(S.fd, 512, S.chan, 0, S.cq_user_handle, NULL);
+	S.cq = (uint32_t)cq;
 	S.buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (S.buf == MAP_FAILED)
 		t_bail("mmap: %s", strerror(errno));

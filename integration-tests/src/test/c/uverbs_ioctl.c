@@ -12,7 +12,7 @@
  * ib_uverbs_cmd_verbs, ib_uverbs_run_method, uverbs_set_attr, uverbs_process_attr,
  * uverbs_copy_to), rdma_core.c (lookups and new objects), uverbs_std_types_device.c
  * (INVOKE_WRITE, GET_CONTEXT, QUERY_PORT, INFO_HANDLES, the GID queries),
- * uverbs_std_types_async_fd.c, uverbs_std_types_{cq,mr}.c, uverbs_uapi.c (what a driver
+ * uverbs_std_types_async_fd.c, uverbs_std_types_{cq,qp,srq,mr}.c, uverbs_uapi.c (what a driver
  * without an op does not get). Each part runs first without a context, then with one.
  */
 #include "uverbs_probe.h"
@@ -31,6 +31,7 @@ struct call {
 };
 
 static uint32_t driver_id;
+static int async_fd = -1; /* ASYNC_EVENT/ALLOC's, once GET_CONTEXT ran */
 static char ibdev[64];
 
 static void call_init(struct call *c, uint16_t object, uint16_t method)
@@ -132,6 +133,113 @@ static int create_cq(int fd, uint32_t cqe, uint32_t vector, int channel, uint64_
 	if (flagged)
 		*flagged = valid_output(r);
 	return ret;
+}
+
+/* Drops attribute `id` from the call (to check what its absence gives). */
+static void drop_attr(struct call *c, uint16_t id)
+{
+	for (unsigned i = 0; i < c->hdr.num_attrs; i++) {
+		if (c->attrs[i].attr_id == id) {
+			memmove(&c->attrs[i], &c->attrs[i + 1], (c->hdr.num_attrs - i - 1) * sizeof(c->attrs[0]));
+			c->hdr.num_attrs--;
+			return;
+		}
+	}
+}
+
+static struct ib_uverbs_attr *find_attr(struct call *c, uint16_t id)
+{
+	for (unsigned i = 0; i < c->hdr.num_attrs; i++)
+		if (c->attrs[i].attr_id == id)
+			return &c->attrs[i];
+	return NULL;
+}
+
+/* Outputs of one QP_CREATE/SRQ_CREATE, each call's own. */
+struct queue_out {
+	struct ib_uverbs_qp_cap cap;
+	uint32_t num, max_wr, max_sge;
+	uint8_t uhw[64];
+};
+
+/*
+ * QP_CREATE as libibverbs builds it (ibv_icmd_create_qp): the new handle first, then the PD and
+ * both CQs, user handle, CAP, TYPE, the outputs and room for the driver's answer (rxe's struct
+ * rxe_create_qp_resp, which it requires). The handle's 0xdead is replaced by the one given out.
+ */
+static void qp_call(struct call *c, uint64_t type, uint32_t pd, uint32_t cq, const struct ib_uverbs_qp_cap *cap,
+		    struct queue_out *o)
+{
+	memset(o, 0xaa, sizeof(*o));
+	call_init(c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	attr(c, UVERBS_ATTR_CREATE_QP_HANDLE, 0, 0xdead);
+	attr(c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, 0, pd);
+	attr(c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, 0, cq);
+	attr(c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, 0, cq);
+	attr(c, UVERBS_ATTR_CREATE_QP_USER_HANDLE, 8, 0x5150);
+	attr_ptr(c, UVERBS_ATTR_CREATE_QP_CAP, cap, sizeof(*cap));
+	attr_const(c, UVERBS_ATTR_CREATE_QP_TYPE, type);
+	attr_ptr(c, UVERBS_ATTR_CREATE_QP_RESP_CAP, &o->cap, sizeof(o->cap));
+	attr_ptr(c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &o->num, sizeof(o->num));
+	attr_ptr(c, UVERBS_ATTR_UHW_OUT, o->uhw, sizeof(o->uhw));
+}
+
+static void srq_call(struct call *c, uint64_t type, uint32_t pd, uint32_t max_wr, uint32_t max_sge,
+		     struct queue_out *o)
+{
+	memset(o, 0xaa, sizeof(*o));
+	call_init(c, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_HANDLE, 0, 0xdead);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, 0, pd);
+	attr_const(c, UVERBS_ATTR_CREATE_SRQ_TYPE, type);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, 8, 0x5151);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_MAX_WR, 4, max_wr);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_MAX_SGE, 4, max_sge);
+	attr(c, UVERBS_ATTR_CREATE_SRQ_LIMIT, 4, 0);
+	attr_ptr(c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, &o->max_wr, 4);
+	attr_ptr(c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, &o->max_sge, 4);
+	attr_ptr(c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, &o->num, 4);
+	attr_ptr(c, UVERBS_ATTR_UHW_OUT, o->uhw, sizeof(o->uhw));
+}
+
+/* QP_DESTROY or SRQ_DESTROY by ioctl; *events the RESP's events_reported. */
+static int destroy_queue(int fd, uint16_t object, uint64_t handle, uint32_t *events, int *flagged)
+{
+	struct call c;
+	struct ib_uverbs_attr *r;
+	static uint32_t resp;
+	resp = 0xaaaaaaaa;
+	call_init(&c, object, object == UVERBS_OBJECT_QP ? UVERBS_METHOD_QP_DESTROY : UVERBS_METHOD_SRQ_DESTROY);
+	attr(&c, 0, 0, handle); /* UVERBS_ATTR_DESTROY_{QP,SRQ}_HANDLE */
+	r = attr_ptr(&c, 1, &resp, sizeof(resp)); /* UVERBS_ATTR_DESTROY_{QP,SRQ}_RESP */
+	int ret = run(fd, &c);
+	if (events)
+		*events = resp;
+	if (flagged)
+		*flagged = valid_output(r);
+	return ret;
+}
+
+/*
+ * An open of /proc/self/fd/N follows the link to the char device and opens it anew
+ * (chrdev_open): a file of its own, which answers RDMA_VERBS_IOCTL, and whose close leaves the
+ * first one as it was.
+ */
+static void check_reopen(int fd)
+{
+	struct call c;
+	char path[64];
+	int again;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	again = open(path, O_RDWR | O_CLOEXEC);
+	t_ok(again >= 0 && again != fd, "open of /proc/self/fd/N of the device: a new descriptor");
+	if (again < 0)
+		return;
+	call_init(&c, 0x7ff, 0);
+	t_errno(run(again, &c), errno, EPROTONOSUPPORT, "  ... it answers RDMA_VERBS_IOCTL (unknown object: EPROTONOSUPPORT)");
+	close(again);
+	call_init(&c, 0x7ff, 0);
+	t_errno(run(fd, &c), errno, EPROTONOSUPPORT, "  ... and after its close the first descriptor still does");
 }
 
 /* ------------------------------------------------------------ the header (ib_uverbs_ioctl) */
@@ -317,6 +425,18 @@ static void check_without_context(int fd)
 		uint32_t h, cqe;
 		t_errno(create_cq(fd, 4, 0, -1, ~0ull, &h, &cqe, NULL), errno, EINVAL, "CQ_CREATE before GET_CONTEXT: EINVAL");
 	}
+	{
+		struct queue_out o;
+		struct ib_uverbs_qp_cap cap = { 1, 1, 1, 1, 0 };
+		qp_call(&c, IB_UVERBS_QPT_RC, 0, 0, &cap, &o);
+		t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE before GET_CONTEXT, its HANDLE first: EINVAL");
+		srq_call(&c, IB_UVERBS_SRQT_BASIC, 0, 4, 1, &o);
+		t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE before GET_CONTEXT, its HANDLE first: EINVAL");
+		srq_call(&c, IB_UVERBS_SRQT_BASIC, 0, 4, 1, &o);
+		drop_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE);
+		attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE, 0, 0);
+		t_errno(run(fd, &c), errno, ENOENT, "SRQ_CREATE before GET_CONTEXT, its PD_HANDLE first: ENOENT (the lookup)");
+	}
 
 	/* INFO_HANDLES needs no context */
 	call_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
@@ -357,8 +477,6 @@ static void check_without_context(int fd)
 }
 
 /* ------------------------------------------------------------ GET_CONTEXT, ASYNC_EVENT */
-static int async_fd = -1;
-
 static void check_get_context(int fd)
 {
 	struct call c;
@@ -610,6 +728,270 @@ static void check_gids(int fd, int ports)
 	}
 }
 
+/* ------------------------------------------------------------ QP_CREATE, SRQ_CREATE (uverbs_std_types_{qp,srq}.c) */
+/* XRC SRQs and QPs by ioctl, where the device has XRC domains (not rxe on 6.1) */
+static void check_xrc_queues(int fd, uint32_t pd, uint32_t cq, uint64_t basic_srq, const struct ib_uverbs_qp_cap *cap)
+{
+	struct call c;
+	struct queue_out o;
+	struct ib_uverbs_open_xrcd req = { .fd = (uint32_t)-1 };
+	struct ib_uverbs_open_xrcd_resp resp = { .xrcd_handle = 0xdead };
+	uint64_t srq, qp;
+
+	/* where XRC is missing every check still runs and reports a skip, so both sides list it */
+	t_needs(NEED_XRC);
+	if (invoke_write(fd, IB_USER_VERBS_CMD_OPEN_XRCD, &req, sizeof(req), &resp, sizeof(resp)) && (t_have & NEED_XRC))
+		t_bail("OPEN_XRCD: %s", strerror(errno));
+	srq_call(&c, IB_UVERBS_SRQT_XRC, pd, 16, 1, &o);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, 0, resp.xrcd_handle);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, 0, cq);
+	t_success(run(fd, &c), errno, "SRQ_CREATE of an XRC SRQ: succeeds");
+	srq = find_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data;
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM)) && o.num != 0xaaaaaaaa,
+	     "  ... RESP_SRQ_NUM written and flagged");
+	srq_call(&c, IB_UVERBS_SRQT_XRC, pd, 16, 1, &o);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, 0, resp.xrcd_handle);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, 0, cq);
+	drop_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM);
+	t_errno(run(fd, &c), errno, ENOENT, "SRQ_CREATE of an XRC SRQ without RESP_SRQ_NUM: ENOENT (after the create)");
+	t_errno(destroy_queue(fd, UVERBS_OBJECT_SRQ, find_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data, NULL, NULL),
+		errno, ENOENT, "  ... and its handle names nothing (aborted)");
+
+	qp_call(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	attr(&c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, 0, resp.xrcd_handle);
+	t_success(run(fd, &c), errno, "QP_CREATE of an XRC target: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM)) && o.num > 1, "  ... its QPN written");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, "  ... and QP_DESTROY of it");
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, basic_srq);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an XRC target on a basic SRQ: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an RC QP on an XRC SRQ: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_XRC_INI, pd, cq, cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	t_success(run(fd, &c), errno, "QP_CREATE of an XRC initiator (no RECV_CQ): succeeds");
+	t_ok(o.cap.max_recv_wr == 0, "  ... no receive queue");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data, NULL, NULL),
+		  errno, "  ... and QP_DESTROY of it");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, NULL, NULL), errno, "SRQ_DESTROY of the XRC SRQ");
+	call_init(&c, UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY);
+	attr(&c, UVERBS_ATTR_DESTROY_XRCD_HANDLE, 0, resp.xrcd_handle);
+	t_success(run(fd, &c), errno, "XRCD_DESTROY");
+	t_needs(0);
+}
+
+/*
+ * EVENT_FD: a QP's async events go to the async event file it was created with
+ * (ib_uverbs_get_async_event), not to the default one. A QP on an SRQ moved to ERR reports
+ * QP_LAST_WQE_REACHED, as rdmavt does (rxe refuses the RESET->ERR MODIFY_QP here: qib only).
+ */
+static void check_event_fd(int fd, uint32_t pd, uint32_t cq, uint64_t srq, const struct ib_uverbs_qp_cap *cap)
+{
+	struct call c;
+	struct queue_out o;
+	struct ib_uverbs_modify_qp m;
+	struct ib_uverbs_async_event_desc ev = { 0 };
+	struct ib_uverbs_attr *h;
+	uint32_t events = 0;
+	uint64_t qp;
+	int second;
+
+	call_init(&c, UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
+	h = attr(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0, 0);
+	t_success(run(fd, &c), errno, "ASYNC_EVENT/ALLOC of a second async event file");
+	second = (int)h->data;
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	attr(&c, UVERBS_ATTR_CREATE_QP_EVENT_FD, 0, second);
+	t_success(run(fd, &c), errno, "QP_CREATE on the SRQ with the second file as EVENT_FD: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	memset(&m, 0, sizeof(m));
+	m.qp_handle = (uint32_t)qp;
+	m.attr_mask = 1; /* IB_QP_STATE */
+	m.qp_state = 6;  /* IB_QPS_ERR */
+	t_needs(NEED_QIB); /* rxe refuses this MODIFY_QP (EINVAL): its own rules */
+	t_success(uv_modify_qp(fd, &m), errno, "  ... MODIFY_QP to ERR");
+	t_ok(wait_readable(second, 2000) == 1 && read(second, &ev, sizeof(ev)) == (ssize_t)sizeof(ev) &&
+	     ev.element == 0x5150 && ev.event_type == 16,
+	     "  ... QP_LAST_WQE_REACHED with the QP's user handle, on the EVENT_FD file");
+	t_ok(async_fd < 0 || wait_readable(async_fd, 200) == 0, "  ... and nothing on the default async file");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, &events, NULL), errno, "  ... QP_DESTROY");
+	t_eq(events, 1, "  ... RESP events_reported 1 (the event read from the EVENT_FD file)");
+	t_needs(0);
+	close(second);
+}
+
+static void check_queues(int fd, uint32_t pd)
+{
+	struct call c;
+	struct queue_out o;
+	struct ib_uverbs_qp_cap cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 };
+	uint32_t cq = 0, cqe, events = 1;
+	uint64_t qp, srq;
+	int flagged = 0;
+
+	if (create_cq(fd, 16, 0, -1, ~0ull, &cq, &cqe, NULL))
+		t_bail("CQ_CREATE: %s", strerror(errno));
+
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	t_success(run(fd, &c), errno, "QP_CREATE of an RC QP: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	t_ok(qp != 0xdead, "  ... its handle written back");
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_QP_RESP_CAP)) &&
+	     valid_output(find_attr(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM)) &&
+	     valid_output(find_attr(&c, UVERBS_ATTR_UHW_OUT)), "  ... RESP_CAP, RESP_QP_NUM and UHW_OUT flagged");
+	t_ok(o.cap.max_send_wr >= 8 && o.cap.max_recv_wr >= 8 && o.cap.max_send_sge >= 1 && o.cap.max_recv_sge >= 1,
+	     "  ... RESP_CAP at least what was asked");
+	t_ok(o.num > 1 && o.num < (1u << 24), "  ... RESP_QP_NUM a QPN above QP1");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, &events, &flagged), errno, "QP_DESTROY: succeeds");
+	t_ok(events == 0 && flagged, "  ... RESP flagged, no events reported");
+	t_errno(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, ENOENT, "QP_DESTROY again: ENOENT");
+
+	qp_call(&c, IB_UVERBS_QPT_UD, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_FLAGS, 4, IB_UVERBS_QP_CREATE_SQ_SIG_ALL);
+	if (async_fd >= 0)
+		attr(&c, UVERBS_ATTR_CREATE_QP_EVENT_FD, 0, async_fd);
+	t_success(run(fd, &c), errno, "QP_CREATE of a UD QP with SQ_SIG_ALL and the async EVENT_FD: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, "  ... and QP_DESTROY of it");
+
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	t_errno(run(fd, &c), errno, ENOENT, "QP_CREATE of an RC QP without RECV_CQ_HANDLE: ENOENT (uverbs_attr_get_obj)");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE);
+	t_errno(run(fd, &c), errno, ENOENT, "QP_CREATE of an RC QP without PD_HANDLE: ENOENT");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE without RESP_QP_NUM: EINVAL (mandatory)");
+	qp_call(&c, 1, pd, cq, &cap, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of type 1 (GSI): EINVAL");
+	qp_call(&c, 7, pd, cq, &cap, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of type 7: EINVAL");
+	qp_call(&c, 1ull << 32 | IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE with TYPE 2^32+2 (past the enum's u32): EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_XRC_TGT, pd, cq, &cap, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an XRC target with PD and CQs: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, 0, pd);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE with the PD's handle as XRCD_HANDLE: EINVAL (another type)");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, 0, pd);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE with the PD's handle as IND_TABLE_HANDLE: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, 0, 1000);
+	t_errno(run(fd, &c), errno, EINVAL,
+		"QP_CREATE with an IND_TABLE_HANDLE never given out: EINVAL (no RWQ_IND_TBL object to look it up in)");
+	call_init(&c, UVERBS_OBJECT_RWQ_IND_TBL, UVERBS_METHOD_RWQ_IND_TBL_DESTROY);
+	attr(&c, UVERBS_ATTR_DESTROY_RWQ_IND_TBL_HANDLE, 0, pd);
+	t_errno(run(fd, &c), errno, EPROTONOSUPPORT, "RWQ_IND_TBL_DESTROY of the PD's handle: EPROTONOSUPPORT");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_FLAGS, 4, 1);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE with unknown flag 1: EINVAL");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_FLAGS, 4, IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an RC QP with BLOCK_MULTICAST_LOOPBACK: EINVAL (UD and raw only)");
+	qp_call(&c, IB_UVERBS_QPT_UD, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_FLAGS, 4, IB_UVERBS_QP_CREATE_SCATTER_FCS);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of a UD QP with SCATTER_FCS: EINVAL (raw only)");
+	qp_call(&c, IB_UVERBS_QPT_UD, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_FLAGS, 4, IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+	t_errno(run(fd, &c), errno, EOPNOTSUPP,
+		"QP_CREATE of a UD QP with BLOCK_MULTICAST_LOOPBACK: EOPNOTSUPP (the driver's)");
+	qp_call(&c, IB_UVERBS_QPT_UD, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SOURCE_QPN, 4, 0x99);
+	t_errno(run(fd, &c), errno, EOPNOTSUPP, "QP_CREATE with SOURCE_QPN: EOPNOTSUPP (the driver's)");
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_EVENT_FD, 0, 0);
+	t_errno(run(fd, &c), errno, EBADF, "QP_CREATE with stdin as EVENT_FD: EBADF");
+	{
+		struct { struct ib_uverbs_qp_cap cap; uint32_t tail; } longer = { cap, 0 };
+		qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+		find_attr(&c, UVERBS_ATTR_CREATE_QP_CAP)->len = 16;
+		t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE with a 16-byte CAP: EINVAL");
+		qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+		find_attr(&c, UVERBS_ATTR_CREATE_QP_CAP)->data = (uintptr_t)&longer;
+		find_attr(&c, UVERBS_ATTR_CREATE_QP_CAP)->len = sizeof(longer);
+		longer.tail = 1;
+		t_errno(run(fd, &c), errno, EOPNOTSUPP, "QP_CREATE with a longer CAP, its tail non-zero: EOPNOTSUPP");
+		longer.tail = 0;
+		t_success(run(fd, &c), errno, "QP_CREATE with a longer CAP, its tail zero: succeeds");
+		qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+		t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, "  ... and QP_DESTROY of it");
+		qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+		find_attr(&c, UVERBS_ATTR_CREATE_QP_CAP)->data = 16;
+		t_errno(run(fd, &c), errno, EFAULT, "QP_CREATE with CAP unmapped: EFAULT");
+	}
+	{
+		struct ib_uverbs_qp_cap huge = cap;
+		huge.max_send_wr = 0x7fffffff;
+		qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &huge, &o);
+		t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of 2^31-1 send WRs: EINVAL (the driver's)");
+		qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+		t_errno(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, ENOENT,
+			"  ... and the handle written back names nothing");
+	}
+
+	srq_call(&c, IB_UVERBS_SRQT_BASIC, pd, 16, 1, &o);
+	t_success(run(fd, &c), errno, "SRQ_CREATE of a basic SRQ: succeeds");
+	srq = find_attr(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data;
+	t_ok(srq != 0xdead, "  ... its handle written back");
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR)) &&
+	     valid_output(find_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE)) && o.max_wr >= 16 && o.max_sge >= 1,
+	     "  ... RESP_MAX_WR and RESP_MAX_SGE flagged, at least what was asked");
+	t_ok(!valid_output(find_attr(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM)) && o.num == 0xaaaaaaaa,
+	     "  ... RESP_SRQ_NUM untouched and not flagged (XRC only)");
+	t_ok(valid_output(find_attr(&c, UVERBS_ATTR_UHW_OUT)), "  ... UHW_OUT flagged");
+
+	qp_call(&c, IB_UVERBS_QPT_RC, pd, cq, &cap, &o);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	t_success(run(fd, &c), errno, "QP_CREATE of an RC QP on the SRQ: succeeds");
+	qp = find_attr(&c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+	t_errno(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, NULL, NULL), errno, EBUSY, "SRQ_DESTROY while a QP uses it: EBUSY");
+	t_success(destroy_queue(fd, UVERBS_OBJECT_QP, qp, NULL, NULL), errno, "  ... QP_DESTROY of that QP");
+	qp_call(&c, IB_UVERBS_QPT_XRC_INI, pd, cq, &cap, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE);
+	attr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, 0, srq);
+	t_errno(run(fd, &c), errno, EINVAL, "QP_CREATE of an XRC initiator with an SRQ: EINVAL");
+
+	srq_call(&c, 3, pd, 16, 1, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE of type 3: EINVAL");
+	srq_call(&c, IB_UVERBS_SRQT_XRC, pd, 16, 1, &o);
+	t_errno(run(fd, &c), errno, ENOENT, "SRQ_CREATE of an XRC SRQ without CQ_HANDLE: ENOENT");
+	srq_call(&c, IB_UVERBS_SRQT_TM, pd, 16, 1, &o);
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, 0, cq);
+	t_errno(run(fd, &c), errno, ENOENT, "SRQ_CREATE of a tag-matching SRQ without MAX_NUM_TAGS: ENOENT");
+	attr(&c, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, 4, 4);
+	t_errno(run(fd, &c), errno, EOPNOTSUPP, "SRQ_CREATE of a tag-matching SRQ: EOPNOTSUPP (the driver's)");
+	srq_call(&c, IB_UVERBS_SRQT_BASIC, pd, 0, 1, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE of 0 WRs: EINVAL (the driver's)");
+	srq_call(&c, IB_UVERBS_SRQT_BASIC, pd, 16, 1, &o);
+	drop_attr(&c, UVERBS_ATTR_CREATE_SRQ_LIMIT);
+	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE without LIMIT: EINVAL (mandatory)");
+	srq_call(&c, IB_UVERBS_SRQT_BASIC, pd, 16, 1, &o);
+	find_attr(&c, UVERBS_ATTR_CREATE_SRQ_MAX_WR)->len = 8;
+	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE with an 8-byte MAX_WR (a u32): EINVAL");
+	srq_call(&c, IB_UVERBS_SRQT_BASIC, cq, 16, 1, &o);
+	t_errno(run(fd, &c), errno, EINVAL, "SRQ_CREATE with the CQ's handle as PD_HANDLE: EINVAL");
+
+	check_event_fd(fd, pd, cq, srq, &cap);
+	check_xrc_queues(fd, pd, cq, srq, &cap);
+	t_success(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, &events, &flagged), errno, "SRQ_DESTROY: succeeds");
+	t_ok(events == 0 && flagged, "  ... RESP flagged, no events reported");
+	t_errno(destroy_queue(fd, UVERBS_OBJECT_SRQ, srq, NULL, NULL), errno, ENOENT, "SRQ_DESTROY again: ENOENT");
+	{
+		struct ib_uverbs_destroy_cq_resp dr;
+		call_init(&c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
+		attr(&c, UVERBS_ATTR_DESTROY_CQ_HANDLE, 0, cq);
+		attr_ptr(&c, UVERBS_ATTR_DESTROY_CQ_RESP, &dr, sizeof(dr));
+		t_success(run(fd, &c), errno, "CQ_DESTROY of the QPs' CQ");
+	}
+}
+
 /* ------------------------------------------------------------ objects: INVOKE_WRITE creates, ioctl destroys */
 static void check_objects(int fd)
 {
@@ -642,6 +1024,25 @@ static void check_objects(int fd)
 		"INVOKE_WRITE ALLOC_PD with a 2-byte CORE_OUT: ENOSPC");
 	t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pd_req, 4, &pd_resp, sizeof(pd_resp)), errno, ENOSPC,
 		"INVOKE_WRITE ALLOC_PD with a 4-byte CORE_IN: ENOSPC");
+	{
+		/* a CORE_IN longer than the command: uverbs_request copies the struct, then
+		 * ib_is_buffer_cleared reads the rest, and an unreadable rest is "not cleared" */
+		long page = sysconf(_SC_PAGESIZE);
+		char *two = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ib_uverbs_alloc_pd_resp r2;
+		if (two == MAP_FAILED)
+			t_bail("mmap: %s", strerror(errno));
+		munmap(two + page, page);
+		char *req = two + page - sizeof(pd_req);
+		memcpy(req, &pd_req, sizeof(pd_req));
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, req, sizeof(pd_req) + 8, &r2, sizeof(r2)), errno,
+			EOPNOTSUPP, "INVOKE_WRITE ALLOC_PD with a CORE_IN past the struct, the rest unmapped: EOPNOTSUPP");
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, two + page, sizeof(pd_req) + 8, &r2, sizeof(r2)),
+			errno, EFAULT, "INVOKE_WRITE ALLOC_PD with its CORE_IN unmapped: EFAULT");
+		t_errno(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, two + page - 4, sizeof(pd_req) + 8, &r2, sizeof(r2)),
+			errno, EFAULT, "INVOKE_WRITE ALLOC_PD with its CORE_IN's struct half unmapped: EFAULT");
+		munmap(two, page);
+	}
 	t_success(invoke_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &pd_req, sizeof(pd_req), &pd_resp, sizeof(pd_resp)),
 		  errno, "INVOKE_WRITE ALLOC_PD: succeeds");
 
@@ -701,6 +1102,10 @@ static void check_objects(int fd)
 		t_success(run(fd, &c), errno, "CQ_DESTROY of the first CQ_CREATE's");
 		close((int)ch);
 	}
+
+	if (qdr.device_cap_flags & IB_UVERBS_DEVICE_XRC)
+		t_have |= NEED_XRC;
+	check_queues(fd, pd_resp.pd_handle);
 
 	mr = uv_reg_mr(fd, pd_resp.pd_handle, region, sizeof(region), (uintptr_t)region, ACC_LOCAL_WRITE, NULL, NULL);
 	if (mr < 0)
@@ -800,6 +1205,7 @@ int main(int argc, char **argv)
 		t_bail("no driver id makes an unknown object EPROTONOSUPPORT: no ioctl path (%s)", strerror(errno));
 	t_diag("driver id %u", driver_id);
 	check_header(fd);
+	check_reopen(fd);
 	check_attributes(fd);
 	check_without_context(fd);
 	check_get_context(fd);

@@ -115,10 +115,18 @@ def kernel_neighbour(argv_prefix, address):
     return m.group(1) if m else None
 
 
-def main(launcher, instance, cut_node):
+def main(launcher, instance, cut_node, mode="datagram"):
     links = run(["ip", "-o", "link"]).stdout
     check(re.search(r"\bib0: .*mtu 2044", links) and re.search(r"\bib1: .*mtu 2044", links),
           "ib0 and ib1 in the instance's namespace, datagram-mode MTU 2044", links)
+    if mode == "connected":
+        # the mode file is reachable while the interface is in this namespace: before the move
+        for name in ("ib0", "ib1"):
+            with open(f"/sys/class/net/{name}/mode", "w") as f:
+                f.write("connected\n")
+        links = run(["ip", "-o", "link"]).stdout
+        check(re.search(r"\bib0: .*mtu 65520", links) and re.search(r"\bib1: .*mtu 65520", links),
+              "connected mode: MTU 65520 on both", links)
     addrs = run(["ip", "-o", "-4", "addr"]).stdout
     check(f"ib0    inet {ADDR_A}/24" in addrs and f"ib1    inet {ADDR_B}/24" in addrs
           and "lo    inet 127.0.0.1/8" in addrs, "addresses in port order from 169.254.77.0/24, lo up", addrs)
@@ -238,4 +246,4 @@ c.close()
 """
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:4]))
+    sys.exit(main(*sys.argv[1:5]))

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * The daemon's Communication Manager seen from outside, on the wire: a raw umad client on a's
  * port (cm_wire.c) writes a CM REQ for a service nobody listens on to b's QP1; {@code ctl
  * capture} on b's cable, read by Debian's tshark, shows the REQ arrive and b's CM answer with
- * a REJ, reason 8 (invalid service ID), in the REQ's TID and with the ids swapped. Two hosts on
- * two switches, LIDs from --sm preset.
+ * a REJ, reason 8 (invalid service ID), in the REQ's TID and with the ids swapped; b's
+ * {@code ports/1/cm_rx_msgs/req} and {@code cm_tx_msgs/rej} count them. Two hosts on two
+ * switches, LIDs from --sm preset.
  */
 class CmWireTest {
     static final Duration TIMEOUT = Duration.ofSeconds(180);
@@ -68,6 +69,13 @@ class CmWireTest {
         assertEquals(0L, Long.decode(rej[4]), "no local communication ID: b created no id for it");
         Result objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").assertOk();
         assertTrue(objects.stdout().contains("cm_id=0"), "no CM id is left: " + objects);
+        // ib_cm's counters in sysfs: the REQ received and the REJ sent on b's port
+        String counters = ib.exec(TIMEOUT, "sh", "-c", "cd /sys/class/infiniband/ibemu1/ports/1 && cat"
+                + " cm_rx_msgs/req cm_tx_msgs/rej cm_tx_retries/rej cm_rx_duplicates/req cm_tx_msgs/rep").assertOk()
+                .stdout();
+        assertEquals(List.of("1", "1", "0", "0", "0"), counters.lines().toList(), counters);
+        Result ids = Ibemu.ibemu("ctl", "--name", ib.name(), "cm").assertOk();
+        assertEquals("", ids.stdout().strip(), "ctl cm lists no id");
     }
 
     private static void awaitTapped(String port) {

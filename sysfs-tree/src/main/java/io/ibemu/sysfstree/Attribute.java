@@ -3,7 +3,6 @@ package io.ibemu.sysfstree;
 import io.ibemu.kernel.Errno;
 import io.ibemu.kernel.Fatal;
 import java.lang.System.Logger.Level;
-import java.util.function.Supplier;
 
 /**
  * An attribute file: {@code show} formats the value, {@code store} takes a written one. Both
@@ -17,10 +16,10 @@ final class Attribute extends KernfsNode {
     private static final System.Logger LOG = System.getLogger(Attribute.class.getName());
 
     private final String name;
-    private final Supplier<byte[]> show;
+    private final ByteShow show;
     private final ByteStore store;
 
-    Attribute(long inode, String name, int permissions, Supplier<byte[]> show, ByteStore store) {
+    Attribute(long inode, String name, int permissions, ByteShow show, ByteStore store) {
         super(inode, permissions);
         this.name = name;
         this.show = show;
@@ -44,7 +43,9 @@ final class Attribute extends KernfsNode {
         }
         byte[] value;
         try {
-            value = show.get();
+            value = show.show();
+        } catch (Errno e) {
+            throw e;
         } catch (RuntimeException | Error e) {
             if (!Fatal.check(e, "show of attribute " + name)) {
                 LOG.log(Level.WARNING, "show of attribute " + name + " failed", e);

@@ -70,6 +70,14 @@ public final class SysDir extends KernfsNode {
      * caller and the model, as node_desc in the kernel). Either method may be null. Replaces an entry.
      */
     public void bytesAttribute(String name, int mode, Supplier<byte[]> show, ByteStore store) {
+        fallibleAttribute(name, mode, show == null ? null : show::get, store);
+    }
+
+    /**
+     * An attribute whose show may fail with the kernel's errno (a value passed through from
+     * another sysfs file, say). Either method may be null. Replaces an entry.
+     */
+    public void fallibleAttribute(String name, int mode, ByteShow show, ByteStore store) {
         checkName(name);
         put(name, new Attribute(tree.nextInode(), name, mode, show, store));
     }

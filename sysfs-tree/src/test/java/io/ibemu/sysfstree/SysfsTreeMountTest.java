@@ -197,6 +197,16 @@ class SysfsTreeMountTest {
     }
 
     @Test
+    void fallibleAttributeFailsTheReadWithItsErrno() throws Exception {
+        tree.root().fallibleAttribute("speed", 0444, () -> {
+            throw io.ibemu.kernel.Errno.of(io.ibemu.kernel.Errno.EINVAL);
+        }, null);
+        assertTrue(Shell.run(mount, "cat speed").stderr().contains("Invalid argument"));
+        tree.root().fallibleAttribute("mtu", 0444, () -> "2044\n".getBytes(StandardCharsets.US_ASCII), null);
+        assertEquals("2044\n", Files.readString(mount.resolve("mtu")));
+    }
+
+    @Test
     void writeOnlyAttributeRefusesReadsAndTakesWrites() throws Exception {
         List<String> stored = new CopyOnWriteArrayList<>();
         tree.root().attribute("reset", 0200, null, stored::add);

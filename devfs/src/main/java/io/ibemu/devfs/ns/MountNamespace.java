@@ -191,6 +191,15 @@ public final class MountNamespace {
         Files.delete(where);
     }
 
+    /**
+     * Detaches what {@link #graft} mounted over an entry that is not ours to remove (a directory
+     * of a real sysfs, say), leaving the entry itself as it was underneath.
+     */
+    public static synchronized void uncover(Path target) throws IOException {
+        checkPrivate();
+        MountCalls.detach(target.toAbsolutePath().normalize());
+    }
+
     /** Removes a symlink or device node made in one of our private directories ({@link #symlink}, {@link #charNode}). */
     public static synchronized void unlink(Path path) throws IOException {
         checkPrivate();

@@ -56,9 +56,12 @@ final class NodeCalls {
         } else {
             flags = n.nr() == Syscalls.SYS_OPEN ? a[1] : a[2];
         }
-        String path = flags == Long.MIN_VALUE ? null
-                : UserMemory.readPath(n.tid(), pathAddress, supervisor.devices().longestNodePath());
+        String path = flags == Long.MIN_VALUE ? null : UserMemory.readPath(n.tid(), pathAddress,
+                Math.max(supervisor.devices().longestNodePath(), REOPEN_PATH_MAX));
         DeviceNode node = path == null || (flags & Syscalls.O_PATH) != 0 ? null : supervisor.devices().node(path);
+        if (node == null && path != null && (flags & Syscalls.O_PATH) == 0) {
+            node = reopened(n.tid(), path);
+        }
         if (node == null) {
             listener.proceed(n);
             return;
@@ -74,6 +77,29 @@ final class NodeCalls {
         } else {
             openNode(n, node, openFlags);
         }
+    }
+
+    /** The longest /proc/PID/task/TID/fd/N there is. */
+    private static final int REOPEN_PATH_MAX = 40;
+    private static final java.util.regex.Pattern REOPEN = java.util.regex.Pattern.compile(
+            "/(?:proc/(self|thread-self|\\d+(?:/task/\\d+)?)|dev)/fd/(\\d{1,9})");
+
+    /**
+     * The node a range descriptor is an open of, when {@code path} names that descriptor through
+     * /proc/PID/fd/N or /dev/fd/N: on the kernel such an open follows the link to the char device
+     * and opens it anew (chrdev_open), a new file of the device. Here it must: left to the kernel it
+     * would open the memfd or FUSE file that carries the descriptor, whose close would then read as
+     * the carried file's release while the first descriptor still holds it.
+     */
+    private DeviceNode reopened(int tid, String path) {
+        java.util.regex.Matcher m = REOPEN.matcher(path);
+        if (!m.matches()) {
+            return null;
+        }
+        String who = m.group(1);
+        int owner = who == null || who.equals("self") || who.equals("thread-self") ? tid
+                : Integer.parseInt(who.substring(who.lastIndexOf('/') + 1));
+        return listener.nodeOf(owner, Long.parseLong(m.group(2)));
     }
 
     /** The node's current mode and owner decide, as for a kernel node; unreadable: its declared ones. */

@@ -59,6 +59,11 @@ public final class SendRequest {
         return context;
     }
 
+    /** ib_mad_send_buf.retries: how many times the MAD layer sent it again. */
+    public int retries() {
+        return maxRetries - retriesLeft;
+    }
+
     long tid() {
         return Mad.transactionId(message);
     }

@@ -163,16 +163,17 @@ final class Daemon implements AutoCloseable {
             devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
                     daemon.rdmaCm);
             devices.mount(devDir);
-            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents);
+            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, daemon.cm);
             infiniband.build(hcas);
             infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
                     RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev);
+                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev,
+                    () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
-                daemon.ipoib = Ipoib.start(o.ipoib(), layer, initial.stream()
+                daemon.ipoib = Ipoib.start(o.ipoib(), layer, daemon.cm, initial.stream()
                         .map(p -> new Ipoib.Adapter(p.hca(), p.uverbs().hca())).toList());
                 // /sys/class/net as this network namespace sees it (the inherited sysfs shows the host's)
                 Path netSys = Files.createDirectories(work.resolve("netsys"));
@@ -187,6 +188,9 @@ final class Daemon implements AutoCloseable {
                 }
             }
             sysfs.mount(sysDir);
+            if (daemon.ipoib != null) {
+                daemon.ipoib.publish(ipoibSysfs(sysfs, sysDir, work.resolve("netsys")));
+            }
             // a nodev tmpfs with the FUSE files bound in and the supervised char devices as real nodes
             devices.present(Path.of("/dev/infiniband"));
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
@@ -218,7 +222,7 @@ final class Daemon implements AutoCloseable {
             daemon.control = ControlServer.start(new Console(fabric, locals, daemon::objectCounts,
                     () -> daemon.uevents.recent().stream().map(Uevent::line).toList(),
                     Map.of("settle", daemon::settle, "hca", daemon.hotplug::command, "ipoib", daemon::ipoib,
-                            "fault", daemon::fault)), o.state());
+                            "cm", daemon::cmIds, "fault", daemon::fault)), o.state());
             // RDMA netlink (nldev) answered for supervised programs, as the kernel's RDMA core would
             Nldev nldev = new Nldev(() -> daemon.hotplug.all().stream().map(Hotplug.Plugged::uverbs).toList(),
                     infiniband::rename,
@@ -247,6 +251,28 @@ final class Daemon implements AutoCloseable {
             daemon.close();
             throw new StartFailure("interrupted while the udev rules ran");
         }
+    }
+
+    /**
+     * The IPoIB netdev directories: built in the tree under devices/virtual/net, each bound over
+     * the TAP's real directory of the same name (so /sys/class/net/ibN, a link into it, shows
+     * IPoIB's files), unbound before the interface goes.
+     */
+    private static Ipoib.Sysfs ipoibSysfs(SysfsTree sysfs, Path sysDir, Path netSys) {
+        Path virtualNet = Path.of("devices", "virtual", "net");
+        Path real = Path.of("/sys").resolve(virtualNet);
+        return new Ipoib.Sysfs(sysfs.root().dir("devices").dir("virtual").dir("net"), netSys.resolve(virtualNet),
+                InfinibandSysfs::functionPath, new Ipoib.NetdevDirectories() {
+                    @Override
+                    public void shown(String name) throws IOException {
+                        MountNamespace.graft(sysDir.resolve(virtualNet).resolve(name), real.resolve(name));
+                    }
+
+                    @Override
+                    public void hidden(String name) throws IOException {
+                        MountNamespace.uncover(real.resolve(name));
+                    }
+                });
     }
 
     /** --sm preset: the subnet of the first cabled local port, configured before anything listens to it. */
@@ -468,6 +494,19 @@ final class Daemon implements AutoCloseable {
         } catch (IOException e) {
             throw new ControlException(e.getMessage());
         }
+    }
+
+    /** `ctl cm`: each live CM id as {@code ibemu0/1 local 0x... remote 0x... ESTABLISHED service 0x...}. */
+    private List<String> cmIds(List<String> args) throws ControlException {
+        if (!args.isEmpty()) {
+            throw new ControlException("usage: cm");
+        }
+        List<String> lines = new ArrayList<>();
+        for (CmId id : cm.ids()) {
+            lines.add(String.format("%s/%d local 0x%08x remote 0x%08x %s service 0x%016x", id.hca().local().name(),
+                    id.port(), id.localId(), id.remoteId(), id.state(), id.serviceId()));
+        }
+        return lines;
     }
 
     /**

@@ -65,7 +65,7 @@ final class DaemonCommand implements Callable<Integer> {
                     + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
                     + "with no system call; needs --backend fuse).")
     String provider = "qib1";
-    @Option(names = "--kernel-abi", paramLabel = "write-only|5.4|6.1",
+    @Option(names = "--kernel-abi", paramLabel = "write-only|4.19|5.4|6.1",
             description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
                     + "libibverbs uses write() for everything), or a release's ioctl objects and methods "
                     + "(default: the newest, or IBEMU_KERNEL_ABI).")

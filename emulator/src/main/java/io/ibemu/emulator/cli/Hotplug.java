@@ -13,6 +13,7 @@ import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.issm.IssmDevice;
+import io.ibemu.emulator.ipoib.Ipoib;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.umad.UmadDevice;
@@ -60,14 +61,17 @@ final class Hotplug {
     private final Machine m;
     private final Set<Node> locals;
     private final Supplier<UdevWorker> udev;
+    /** With --ipoib, the interfaces a plugged HCA's ports get (ipoib's add_one/remove_one); else null. */
+    private final Supplier<Ipoib> ipoib;
     private final List<Plugged> plugged = new CopyOnWriteArrayList<>();
     /** Removed HCAs' verbs devices, kept while files of theirs are open (the kernel's uverbs_dev refcount). */
     private final List<UverbsDevice> unplugged = new CopyOnWriteArrayList<>();
 
-    Hotplug(Machine machine, Set<Node> locals, Supplier<UdevWorker> udev) {
+    Hotplug(Machine machine, Set<Node> locals, Supplier<UdevWorker> udev, Supplier<Ipoib> ipoib) {
         this.m = machine;
         this.locals = locals;
         this.udev = udev;
+        this.ipoib = ipoib;
     }
 
     /** An HCA start-up made (its nodes and sysfs already shown). */
@@ -126,6 +130,13 @@ final class Hotplug {
         m.sysfs().add(hca);
         showSysfs(hca);
         plugged(p);
+        Ipoib interfaces = ipoib.get();
+        if (interfaces != null) {
+            interfaces.addAdapter(new Ipoib.Adapter(hca, p.uverbs().hca()));
+            for (int port = 1; port <= hca.node().portCount(); port++) {
+                interfaces.netdev(hca, port).ifPresent(l -> m.sysfs().addNetdev(hca, l.name()));
+            }
+        }
         m.sysfs().announce(hca.name());
         settle();
         return List.of(hca.name() + " uverbs" + hca.index() + " umad" + hca.umadIndex(1) + " " + hca.pciSlot());
@@ -135,7 +146,11 @@ final class Hotplug {
         Plugged p = plugged.stream().filter(x -> x.hca().name().equals(name)).findFirst()
                 .orElseThrow(() -> new ControlException("no local HCA named '" + name + "'"));
         LocalHca hca = p.hca();
-        // ib_unregister_device: the clients let go of the device first (ib_umad_kill_port, uverbs disassociate)
+        // ib_unregister_device: the clients let go of the device first (ipoib_remove_one, ib_umad_kill_port, uverbs disassociate)
+        Ipoib interfaces = ipoib.get();
+        if (interfaces != null) {
+            interfaces.removeAdapter(hca);
+        }
         p.umads().forEach(UmadDevice::kill);
         p.uverbs().disassociate();
         m.cm().removeDevice(hca);

@@ -118,6 +118,23 @@ public final class Cm implements AutoCloseable {
         }
     }
 
+    /**
+     * A CM counter of {@code port} (a local HCA's port; 0 for any other), as sysfs shows it in
+     * {@code ports/N/<group>/<message>}.
+     */
+    public long counter(Port port, CmCounters.Group group, String message) {
+        synchronized (lock) {
+            for (List<CmPort> ports : devices.values()) {
+                for (CmPort p : ports) {
+                    if (p.port() == port) {
+                        return p.counters().get(group, message);
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
     /** The ids not yet destroyed (for the control view), in creation order. */
     public List<CmId> ids() {
         synchronized (lock) {
@@ -150,10 +167,16 @@ public final class Cm implements AutoCloseable {
         return cmId;
     }
 
-    /** Runs {@code task} on the CM's thread. */
+    /** Runs {@code task} on the CM's thread; a failure is logged, and the thread goes on. */
     void queue(Runnable task) {
         if (!thread.isShutdown()) {
-            thread.execute(task);
+            thread.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    System.err.println("ib_cm: " + e);
+                }
+            });
         }
     }
 
@@ -176,20 +199,58 @@ public final class Cm implements AutoCloseable {
         });
     }
 
-    /** ib_cm_listen's cm_insert_listen: false when another id on the device covers the service. */
-    boolean insertListen(CmId id, long serviceId, long serviceMask) {
-        for (CmId cur : listeners) {
-            if (cur.hca().local() == id.hca().local()
-                    && (cur.serviceMask() & serviceId) == (serviceMask & cur.serviceId())) {
-                return false;
-            }
-        }
-        listeners.add(id);
-        return true;
+    /** A listened service: the ID and the mask it is compared under. */
+    record Service(long id, long mask) {
     }
 
-    long assignServiceId() {
-        return nextServiceId++;
+    /**
+     * cm_init_listen: mask 0 means exact; IB_CM_ASSIGN_SERVICE_ID takes the next free number;
+     * any other ID in the assigned range is EINVAL.
+     */
+    Service service(long serviceId, long serviceMask) throws Errno {
+        long mask = serviceMask != 0 ? serviceMask : ~0L;
+        long id = serviceId & mask;
+        if ((id & SERVICE_ID_AGN_MASK) == ASSIGN_SERVICE_ID && id != ASSIGN_SERVICE_ID) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        return id == ASSIGN_SERVICE_ID ? new Service(nextServiceId++, ~0L) : new Service(id, mask);
+    }
+
+    /** cm_insert_listen's search: the listener on {@code device} whose range overlaps {@code s}, or null. */
+    CmId listenerCovering(LocalHca device, Service s) {
+        for (CmId cur : listeners) {
+            if (cur.hca().local() == device && (cur.serviceMask() & s.id()) == (s.mask() & cur.serviceId())) {
+                return cur;
+            }
+        }
+        return null;
+    }
+
+    void addListener(CmId id) {
+        listeners.add(id);
+    }
+
+    /**
+     * ib_cm_insert_listen: a listening id for {@code serviceId} (exact) on {@code hca}, or the
+     * one already listening there with this same {@code handler}, shared (each share is let go
+     * by one {@link CmId#destroy()}). EINVAL when another handler listens on it.
+     */
+    public CmId insertListen(Hca hca, CmHandler handler, long serviceId) throws Errno {
+        addDevice(hca.local());
+        synchronized (lock) {
+            Service s = service(serviceId, 0);
+            CmId cur = listenerCovering(hca.local(), s);
+            if (cur != null) {
+                if (cur.handler() != handler) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+                cur.shareListen();
+                return cur;
+            }
+            CmId id = newId(hca, handler);
+            id.startListening(s);
+            return id;
+        }
     }
 
     /** cm_find_listen. */
@@ -292,6 +353,7 @@ public final class Cm implements AutoCloseable {
         if (Mad.classVersion(mad) != CmAttribute.CLASS_VERSION) {
             return;
         }
+        port.counters().add(CmCounters.Group.RX_MSGS, Mad.attributeId(mad), 1);
         synchronized (lock) {
             switch (Mad.attributeId(mad)) {
                 case CmAttribute.REQ -> onReq(port, r, CmReq.decode(mad));
@@ -328,6 +390,7 @@ public final class Cm implements AutoCloseable {
     private void onReq(CmPort port, ReceivedMad r, CmReq req) {
         CmId dup = byRemoteId.get(new RemoteKey(req.localCaGuid(), req.localCommId() & 0xffffffffL));
         if (dup != null) {
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.REQ, 1);
             dup.duplicateReq(port, r);
             return;
         }
@@ -352,6 +415,7 @@ public final class Cm implements AutoCloseable {
             // cm_dup_rep_handler: our RTU or MRA was lost; send it again
             CmId established = acquire(rep.remoteCommId(), rep.localCommId());
             if (established != null) {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.REP, 1);
                 established.duplicateRep(port, r);
             }
             return;
@@ -398,6 +462,7 @@ public final class Cm implements AutoCloseable {
         CmId id = acquire(dreq.remoteCommId(), dreq.localCommId());
         if (id == null) {
             // cm_issue_drep: the connection is gone already; the peer still gets its DREP
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
             CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0]);
             byte[] mad = CmAttribute.mad(CmAttribute.DREP, Mad.transactionId(r.message()));
             drep.encode(mad);
@@ -418,6 +483,7 @@ public final class Cm implements AutoCloseable {
     private void onSidrReq(CmPort port, ReceivedMad r, CmSidrReq req) {
         RemoteKey key = new RemoteKey(r.slid(), req.requestId() & 0xffffffffL);
         if (bySidrRequest.containsKey(key)) {
+            port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.SIDR_REQ, 1);
             return; // a duplicate: the first is being answered
         }
         CmId listener = findListen(port.hca(), req.serviceId());
@@ -426,7 +492,8 @@ public final class Cm implements AutoCloseable {
                     new byte[0], new byte[0]);
             byte[] mad = CmAttribute.mad(CmAttribute.SIDR_REP, Mad.transactionId(r.message()));
             rep.encode(mad);
-            port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+            // the kernel sends it from the id it made for the request (ib_send_cm_sidr_rep)
+            port.send(mad, AddressVector.responseTo(port, r), 0, 0, CmPort.ID_MESSAGE);
             return;
         }
         CmId id = newId(listener.hca(), listener.handler());

@@ -59,9 +59,11 @@ public final class CmId {
             MRA_REP_SENT, REP_SENT, MRA_REP_RCVD, ESTABLISHED);
     private static final Set<CmState> RTR_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
             MRA_REP_RCVD, ESTABLISHED);
-    /** cm_init_qp_rts_attr allows RTS before the REP is sent (REQ_RCVD, MRA_REQ_SENT): rdma_accept needs it. */
+    /** RTS is allowed before the REP is sent too (cm_init_qp_rts_attr). */
     private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
             MRA_REP_RCVD, ESTABLISHED);
+    /** cm_establish on an id already ESTABLISHED (kernel's Errno has no name for it yet). */
+    static final int EISCONN = 106;
 
     private final Cm cm;
     private final Hca hca;
@@ -96,6 +98,8 @@ public final class CmId {
     /** What a duplicate gets again (cm_set_private_data): the RTU's or MRA's private data. */
     private byte[] privateData = new byte[0];
     private ScheduledFuture<?> timewait;
+    /** How many ib_cm_insert_listen callers share this listener (listen_sharecount). */
+    private int listenShares;
 
     CmId(Cm cm, Hca hca, CmHandler handler, int localId) {
         this.cm = cm;
@@ -106,29 +110,35 @@ public final class CmId {
 
     // ---- the consumer's calls (ib_cm.h) ----
 
-    /** ib_cm_listen: REQs and SIDR_REQs for {@code serviceId} under {@code serviceMask} (0 = exact) come here. */
+    /**
+     * ib_cm_listen: REQs and SIDR_REQs for {@code serviceId} under {@code serviceMask} (0 =
+     * exact) come here; EBUSY when another id on the device listens on an overlapping range.
+     */
     public void listen(long serviceId, long serviceMask) throws Errno {
         synchronized (cm.lock()) {
             alive();
             if (state != IDLE) {
                 throw Errno.of(Errno.EINVAL);
             }
-            long mask = serviceMask != 0 ? serviceMask : ~0L;
-            long id = serviceId & mask;
-            if ((id & Cm.SERVICE_ID_AGN_MASK) == Cm.ASSIGN_SERVICE_ID && id != Cm.ASSIGN_SERVICE_ID) {
-                throw Errno.of(Errno.EINVAL);
-            }
-            if (id == Cm.ASSIGN_SERVICE_ID) {
-                id = cm.assignServiceId();
-                mask = ~0L;
-            }
-            if (!cm.insertListen(this, id, mask)) {
+            Cm.Service s = cm.service(serviceId, serviceMask);
+            if (cm.listenerCovering(hca.local(), s) != null) {
                 throw Errno.of(Errno.EBUSY);
             }
-            this.serviceId = id;
-            this.serviceMask = mask;
-            state = LISTEN;
+            startListening(s);
         }
+    }
+
+    /** LISTEN on {@code s}, with one share (cm_insert_listen's listen_sharecount). */
+    void startListening(Cm.Service s) {
+        serviceId = s.id();
+        serviceMask = s.mask();
+        listenShares = 1;
+        state = LISTEN;
+        cm.addListener(this);
+    }
+
+    void shareListen() {
+        listenShares++;
     }
 
     /** ib_send_cm_req: IDLE to REQ_SENT; the MAD layer resends the REQ until answered or out of retries. */
@@ -170,7 +180,7 @@ public final class CmId {
         }
     }
 
-    /** cm_format_req. */
+    /** cm_format_req; IBA_SET keeps each value's low bits, as here. */
     private CmReq request(CmRequestParam p, PathRecord path, PathRecord alt) {
         boolean xrc = p.qpType() == QpType.XRC_INI;
         int transport = switch (p.qpType()) {
@@ -182,9 +192,10 @@ public final class CmId {
         boolean local = path.hopLimit() <= 1;
         boolean altLocal = alt != null && alt.hopLimit() <= 1;
         return new CmReq(localId, p.serviceId(), hca.local().node().guid(), 0, localQpn,
-                xrc ? 0 : p.responderResources(), 0, p.initiatorDepth(), 0, p.remoteCmResponseTimeout(), transport,
-                p.flowControl(), rqPsn, p.localCmResponseTimeout(), xrc ? 0 : p.retryCount(), path.pkey(),
-                path.mtu(), false, xrc ? 0 : p.rnrRetryCount(), p.maxCmRetries(), !xrc && p.srq(),
+                xrc ? 0 : low(p.responderResources(), 8), 0, low(p.initiatorDepth(), 8), 0,
+                low(p.remoteCmResponseTimeout(), 5), transport, p.flowControl(), rqPsn,
+                low(p.localCmResponseTimeout(), 5), xrc ? 0 : low(p.retryCount(), 3), path.pkey(), path.mtu(), false,
+                xrc ? 0 : low(p.rnrRetryCount(), 3), low(p.maxCmRetries(), 4), !xrc && p.srq(),
                 xrc ? CmReq.EXTENDED_TRANSPORT_XRC : 0,
                 local ? path.slid() : 0xffff, local ? path.dlid() : 0xffff, path.sgidPrefix(), path.sgidInterface(),
                 path.dgidPrefix(), path.dgidInterface(), path.flowLabel(), path.rate(), path.trafficClass(),
@@ -197,6 +208,11 @@ public final class CmId {
                 alt == null ? 0 : ackTimeout(ackDelay, alt.packetLife()), false, p.privateData());
     }
 
+    /** The low {@code bits} of {@code v}: what IBA_SET (FIELD_PREP) writes of a wider value. */
+    private static int low(int v, int bits) {
+        return v & ((1 << bits) - 1);
+    }
+
     /** ib_send_cm_rep: REQ_RCVD or MRA_REQ_SENT to REP_SENT; resent until the RTU comes. */
     public void sendRep(CmReplyParam param) throws Errno {
         if (param.privateData().length > CmRep.PRIVATE_DATA_SIZE) {
@@ -207,12 +223,14 @@ public final class CmId {
             if (state != REQ_RCVD && state != MRA_REQ_SENT) {
                 throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             boolean xrcTarget = qpType == QpType.XRC_TGT;
             int qpn = param.qpNum() & 0xffffff;
             CmRep rep = new CmRep(localId, remoteId, 0, xrcTarget ? 0 : qpn, xrcTarget ? qpn : 0,
-                    param.startingPsn() & 0xffffff, param.responderResources(),
-                    xrcTarget ? 0 : param.initiatorDepth(), hca.attributes().localCaAckDelay(),
-                    param.failoverAccepted(), !xrcTarget && param.flowControl(), param.rnrRetryCount(),
+                    param.startingPsn() & 0xffffff, low(param.responderResources(), 8),
+                    xrcTarget ? 0 : low(param.initiatorDepth(), 8), low(hca.attributes().localCaAckDelay(), 5),
+                    low(param.failoverAccepted(), 2), !xrcTarget && param.flowControl(),
+                    low(param.rnrRetryCount(), 3),
                     xrcTarget || param.srq(), hca.local().node().guid(), param.privateData());
             byte[] mad = CmAttribute.mad(CmAttribute.REP, tid);
             rep.encode(mad);
@@ -236,6 +254,7 @@ public final class CmId {
             if (state != REP_RCVD && state != MRA_REP_SENT) {
                 throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             sendNow(CmAttribute.RTU, tid, rtu(pd)::encode);
             state = ESTABLISHED;
             this.privateData = pd;
@@ -254,6 +273,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == ESTABLISHED) {
+                portAlive();
+            }
             sendDreqLocked(pd);
         }
     }
@@ -282,6 +304,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == DREQ_RCVD) {
+                portAlive();
+            }
             sendDrepLocked(pd);
         }
     }
@@ -306,6 +331,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (av != null) {
+                portAlive();
+            }
             sendRejLocked(reason, info, pd);
         }
     }
@@ -318,7 +346,7 @@ public final class CmId {
             case REP_SENT, MRA_REP_RCVD -> enterTimewait();
             default -> throw Errno.of(Errno.EINVAL);
         }
-        cancelMsg();
+        // the send in flight (a REQ, a REP) is left to run out, as cm_send_rej_locked leaves it
         int rejected = switch (was) {
             case REQ_RCVD, MRA_REQ_SENT -> CmAttribute.MESSAGE_REQ;
             case REP_RCVD, MRA_REP_SENT -> CmAttribute.MESSAGE_REP;
@@ -354,6 +382,7 @@ public final class CmId {
                 }
                 default -> throw Errno.of(Errno.EINVAL);
             }
+            portAlive();
             this.serviceTimeout = serviceTimeout & ~MRA_FLAG_DELAY & 0x1f;
             this.privateData = pd;
             if ((serviceTimeout & MRA_FLAG_DELAY) == 0) {
@@ -385,7 +414,7 @@ public final class CmId {
             maxCmRetries = param.maxCmRetries();
             tid = address.port().hiTid() | (localId & 0xffffffffL);
             byte[] mad = CmAttribute.mad(CmAttribute.SIDR_REQ, tid);
-            new CmSidrReq(localId, param.path().pkey(), serviceId, param.privateData()).encode(mad);
+            new CmSidrReq(localId, param.path().pkey() & 0xffff, serviceId, param.privateData()).encode(mad);
             msg = address.port().send(mad, address, timeoutMs, maxCmRetries, this);
             state = SIDR_REQ_SENT;
         }
@@ -398,6 +427,9 @@ public final class CmId {
         }
         synchronized (cm.lock()) {
             alive();
+            if (state == SIDR_REQ_RCVD) {
+                portAlive();
+            }
             sendSidrRepLocked(param);
         }
     }
@@ -414,7 +446,8 @@ public final class CmId {
 
     /**
      * ib_cm_notify(IB_EVENT_COMM_EST), cm_establish: the passive side's QP saw traffic before
-     * the RTU; REP_SENT or MRA_REP_RCVD become ESTABLISHED with a USER_ESTABLISHED event.
+     * the RTU; REP_SENT or MRA_REP_RCVD become ESTABLISHED with a USER_ESTABLISHED event;
+     * EISCONN when ESTABLISHED already, EINVAL in any other state.
      */
     public void establish() throws Errno {
         synchronized (cm.lock()) {
@@ -425,8 +458,7 @@ public final class CmId {
                     state = ESTABLISHED;
                     cm.deliver(this, new CmEvent.UserEstablished());
                 }
-                case ESTABLISHED -> {
-                }
+                case ESTABLISHED -> throw Errno.of(EISCONN);
                 default -> throw Errno.of(Errno.EINVAL);
             }
         }
@@ -509,11 +541,14 @@ public final class CmId {
             if (destroyed) {
                 return;
             }
+            if (state == LISTEN && --listenShares > 0) {
+                return; // still shared
+            }
             try {
                 leave();
             } catch (Errno e) {
-                // each step is taken only in a state that allows it
-                throw new IllegalStateException("ib_cm: destroy in " + state + ": errno " + e.code());
+                // each step is taken only in a state that allows it; were one refused, the id still goes
+                System.err.println("ib_cm: destroy of " + this + ": errno " + e.code());
             }
             destroyed = true;
             state = IDLE;
@@ -757,6 +792,9 @@ public final class CmId {
         } else if (state == REP_SENT && mra.messageMraed() == CmAttribute.MESSAGE_REP) {
             state = MRA_REP_RCVD;
         } else {
+            if (state == MRA_REQ_RCVD || state == MRA_REP_RCVD) {
+                av.port().counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.MRA, 1);
+            }
             return;
         }
         av.port().modify(msg, wait);
@@ -793,11 +831,16 @@ public final class CmId {
             return;
         }
         switch (state) {
-            case REP_SENT, DREQ_SENT, MRA_REP_RCVD -> cancelMsg();
-            case ESTABLISHED -> {
+            case REP_SENT, DREQ_SENT -> cancelMsg();
+            case ESTABLISHED, MRA_REP_RCVD -> {
             }
             case TIMEWAIT -> {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
                 sendResponse(port, r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
+                return;
+            }
+            case DREQ_RCVD -> {
+                port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
                 return;
             }
             default -> {
@@ -932,11 +975,18 @@ public final class CmId {
         }
     }
 
+    /** cm_alloc_msg: a connection whose device was removed sends nothing (EINVAL). */
+    private void portAlive() throws Errno {
+        if (av == null || av.port().isClosed()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+    }
+
     /** A CM MAD that expects no answer, to the connection's peer. */
     private void sendNow(int attributeId, long transactionId, Consumer<byte[]> message) {
         byte[] mad = CmAttribute.mad(attributeId, transactionId);
         message.accept(mad);
-        av.port().send(mad, av, 0, 0, null);
+        av.port().send(mad, av, 0, 0, CmPort.ID_MESSAGE);
     }
 
     /** A CM MAD back to where {@code r} came from (cm_alloc_response_msg), with its TID. */

@@ -10,6 +10,7 @@ import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.mad.CmAttribute;
+import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.kernel.Errno;
@@ -22,12 +23,17 @@ import io.ibemu.kernel.Errno;
 final class CmPort implements MadAgentClient {
     /** The GSI's well-known Q_Key (IBA 13.5.3): CM MADs go to QP1 of the peer. */
     static final int QKEY_GSI = 0x80010000;
+    /** The context of a message an id sends that no id waits on (cm_alloc_msg, not a response). */
+    static final Object ID_MESSAGE = new Object();
 
     private final Cm cm;
     private final MadLayer layer;
     private final LocalHca hca;
     private final Port port;
     private final MadAgent agent;
+    private final CmCounters counters = new CmCounters();
+    /** cm_remove_one ran: the agent is gone (guarded by the fabric lock). */
+    private boolean closed;
 
     CmPort(Cm cm, MadLayer layer, LocalHca hca, Port port) throws Errno {
         this.cm = cm;
@@ -40,6 +46,10 @@ final class CmPort implements MadAgentClient {
             this.agent = layer.port(port).register(1,
                     new MadRegistration(MgmtClass.COMM_MGMT, CmAttribute.CLASS_VERSION, methods, 0), 0, false, this);
         }
+    }
+
+    CmCounters counters() {
+        return counters;
     }
 
     LocalHca hca() {
@@ -59,11 +69,17 @@ final class CmPort implements MadAgentClient {
         return (long) agent.hiTid() << 32;
     }
 
-    /** ib_post_send_mad to {@code av}'s port's QP1; with a timeout the MAD layer resends it. */
+    /**
+     * ib_post_send_mad to {@code av}'s port's QP1; with a timeout the MAD layer resends it. Null
+     * once the port's agent is gone (the device was removed): nothing is sent.
+     */
     SendRequest send(byte[] mad, AddressVector av, int timeoutMs, int retries, Object context) {
         SendRequest s = new SendRequest(agent, mad, av.dlid(), av.sl(), av.srcPathBits(), 1, QKEY_GSI,
                 av.pkeyIndex(), timeoutMs, retries, false, context);
         synchronized (layer.lock()) {
+            if (closed) {
+                return null;
+            }
             try {
                 agent.port().post(s);
             } catch (Errno e) {
@@ -94,7 +110,15 @@ final class CmPort implements MadAgentClient {
 
     void close() {
         synchronized (layer.lock()) {
+            closed = true;
             agent.port().unregister(agent);
+        }
+    }
+
+    /** cm_alloc_msg's check: no agent, no message (EINVAL). */
+    boolean isClosed() {
+        synchronized (layer.lock()) {
+            return closed;
         }
     }
 
@@ -103,8 +127,18 @@ final class CmPort implements MadAgentClient {
         cm.queue(() -> cm.received(this, mad));
     }
 
+    /**
+     * cm_send_handler: every transmission counted (a response not from an id, REJs apart,
+     * counts as retried once, as the kernel counts it), then a failure to the CM thread.
+     */
     @Override
     public void sendCompleted(MadAgent from, SendRequest send, SendStatus status) {
+        int attributeId = Mad.attributeId(send.message());
+        int retries = send.context() == null && attributeId != CmAttribute.REJ ? 1 : send.retries();
+        counters.add(CmCounters.Group.TX_MSGS, attributeId, 1 + retries);
+        if (retries > 0) {
+            counters.add(CmCounters.Group.TX_RETRIES, attributeId, retries);
+        }
         if (status != SendStatus.SUCCESS) {
             cm.queue(() -> cm.sendFailed(send, status));
         }

@@ -89,6 +89,8 @@ public final class Console {
                                               -w FILE (-w - for stdout: ... | tshark -r -), in
                                               ERF records as ibdump does (-y INFINIBAND: link
                                               type 247, which Wireshark 4.0 does not read)
+              cm                              the live IB CM ids, one a line: device/port, local
+                                              and remote communication ID, state, service ID
               ipoib                           with --ipoib: each interface's port, 20-byte hardware
                                               address and carrier, then the neighbours it met
                                               (the stand-in MAC the kernel's ARP cache shows -> the
@@ -202,7 +204,7 @@ public final class Console {
                         yield c.run(a.rest());
                     }
                     throw new ControlException("unknown command '" + words.get(0)
-                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, ipoib, fault or help");
+                        + "': expected link, node, drop, drops, counter, counters, guid, lid, dump, topology, draw, objects, events, ports, capture, hca, settle, cm, ipoib, fault or help");
                 }
             };
         } catch (IllegalArgumentException | IllegalStateException e) {

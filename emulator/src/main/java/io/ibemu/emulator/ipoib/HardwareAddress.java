@@ -24,6 +24,10 @@ record HardwareAddress(int flags, int qpn, long gidPrefix, long guid) {
         putLong(b, offset + 12, guid);
     }
 
+    HardwareAddress withoutFlags() {
+        return flags == 0 ? this : new HardwareAddress(0, qpn, gidPrefix, guid);
+    }
+
     boolean isZero() {
         return qpn == 0 && gidPrefix == 0 && guid == 0;
     }

@@ -1,9 +1,12 @@
 package io.ibemu.emulator.ipoib;
 
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.topology.IpoibAddress;
+import io.ibemu.kernel.Errno;
+import io.ibemu.sysfstree.SysDir;
 import java.io.IOException;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -18,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * IP over InfiniBand in the daemon: one {@link IpoibInterface} per local HCA port, named ib0,
@@ -82,13 +86,51 @@ public final class Ipoib implements AutoCloseable {
     public record Adapter(LocalHca local, Hca hca) {
     }
 
+    /**
+     * What shows the interfaces' sysfs directories at /sys/class/net/NAME (the daemon grafts each
+     * over the TAP's): the netdev notifier's REGISTER and UNREGISTER, for sysfs.
+     */
+    public interface NetdevDirectories {
+        /** {@code name}'s directory is complete in the tree: show it. */
+        void shown(String name) throws IOException;
+
+        /** {@code name} is about to be unregistered: stop showing it. */
+        void hidden(String name) throws IOException;
+    }
+
+    /**
+     * Where the IPoIB directories are built: {@code net} in the tree (devices/virtual/net),
+     * {@code real} the namespace's own sysfs directory of the same name, {@code device} the
+     * HCA's PCI function below /sys/devices.
+     */
+    public record Sysfs(SysDir net, Path real, Function<LocalHca, String> device, NetdevDirectories directories) {
+    }
+
+    /** A refused create_child/delete_child: the message for ctl, the kernel's errno for the sysfs file. */
+    static final class Refusal extends IOException {
+        final int errno;
+
+        Refusal(int errno, String message) {
+            super(message);
+            this.errno = errno;
+        }
+    }
+
     /** The port interfaces in port order, then P_Key children as made. */
     private final List<IpoibInterface> interfaces;
     private final MadLayer layer;
+    private final Network network;
+    /** The IB CM the interfaces' connected mode uses; null offers datagram mode only. */
+    private final Cm cm;
+    /** The IPv4 address (with prefix) each port interface was given, in the order given. */
+    private final Map<IpoibInterface, String> addresses = new java.util.concurrent.ConcurrentHashMap<>();
+    private Sysfs sysfs; // guarded by this
 
-    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer) {
+    private Ipoib(List<IpoibInterface> interfaces, MadLayer layer, Network network, Cm cm) {
+        this.cm = cm;
         this.interfaces = interfaces;
         this.layer = layer;
+        this.network = network;
     }
 
     /**
@@ -126,7 +168,7 @@ public final class Ipoib implements AutoCloseable {
     }
 
     /** Creates, addresses and starts the interfaces of every port of {@code adapters}. */
-    public static Ipoib start(Config config, MadLayer layer, List<Adapter> adapters) throws IOException {
+    public static Ipoib start(Config config, MadLayer layer, Cm cm, List<Adapter> adapters) throws IOException {
         requireOwnNetworkNamespace();
         List<PortAddress> ports = new ArrayList<>();
         for (Adapter a : adapters) {
@@ -137,19 +179,15 @@ public final class Ipoib implements AutoCloseable {
         }
         List<String> plan = addresses(config.network(), ports);
         List<IpoibInterface> made = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Ipoib ipoib = new Ipoib(made, layer);
+        Ipoib ipoib = new Ipoib(made, layer, config.network(), cm);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev lo up"));
             for (Adapter a : adapters) {
                 for (int p = 1; p <= a.local().node().portCount(); p++) {
                     IpoibInterface i = new IpoibInterface("ib" + made.size(), a.hca(), p, a.local().port(p), layer,
-                            DEFAULT_PKEY, null);
+                            DEFAULT_PKEY, null, cm);
                     made.add(i);
-                    script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
-                            + IpoibInterface.DATAGRAM_MTU);
-                    script.addAll(linkLocal(i));
-                    script.add("address add " + plan.get(made.size() - 1) + " brd + dev " + i.name());
-                    script.add("link set dev " + i.name() + " up");
+                    script.addAll(ipoib.configure(i, plan.get(made.size() - 1)));
                 }
             }
             // ping -b to the broadcast address is how the broadcast group is seen answering
@@ -163,6 +201,83 @@ public final class Ipoib implements AutoCloseable {
             ipoib.close();
             throw e;
         }
+    }
+
+    /** ip(8) commands that give a port interface its MAC, MTU, link-local and IPv4 address, and bring it up. */
+    private List<String> configure(IpoibInterface i, String address) {
+        List<String> script = new ArrayList<>();
+        script.add("link set dev " + i.name() + " address " + MacMap.format(i.mac()) + " mtu "
+                + IpoibInterface.DATAGRAM_MTU);
+        script.addAll(linkLocal(i));
+        script.add("address add " + address + " brd + dev " + i.name());
+        script.add("link set dev " + i.name() + " up");
+        addresses.put(i, address);
+        return script;
+    }
+
+    /**
+     * ipoib_add_one for an HCA plugged in while the daemon runs: an interface per port, each named
+     * with the lowest free ibN (dev_alloc_name's "ib%d"), given its port's topology address or else
+     * the lowest host of the network no interface holds, and brought up. Returns the names.
+     */
+    public synchronized List<String> addAdapter(Adapter a) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (int p = 1; p <= a.local().node().portCount(); p++) {
+            Optional<IpoibAddress> given = a.local().node().spec().ipoibAddress(p);
+            String address = given.isPresent() ? given.get().toString() : freeHost();
+            IpoibInterface i = new IpoibInterface(freeName(), a.hca(), p, a.local().port(p), layer, DEFAULT_PKEY, null, cm);
+            try {
+                ip(configure(i, address));
+            } catch (IOException e) {
+                addresses.remove(i);
+                i.close();
+                throw e;
+            }
+            interfaces.add(i);
+            i.start();
+            if (sysfs != null) {
+                show(i);
+            }
+            names.add(i.name());
+        }
+        return names;
+    }
+
+    /** ipoib_remove_one: the interfaces of {@code hca}'s ports and their P_Key children go, children first. */
+    public synchronized void removeAdapter(LocalHca hca) {
+        List<IpoibInterface> going = new ArrayList<>();
+        for (IpoibInterface i : interfaces) {
+            IpoibInterface port = i.parent() == null ? i : i.parent();
+            if (port.hca().local() == hca) {
+                going.add(i.parent() == null ? going.size() : 0, i);
+            }
+        }
+        for (IpoibInterface i : going) {
+            unregister(i);
+        }
+
+    }
+
+    /** The lowest ibN neither ours nor another netdev's in the namespace. */
+    private String freeName() throws IOException {
+        for (int n = 0; ; n++) {
+            String name = "ib" + n;
+            if (find(name) == null && NetworkInterface.getByName(name) == null) {
+                return name;
+            }
+        }
+    }
+
+    /** The lowest host of the network that no interface was given. */
+    private String freeHost() throws IOException {
+        for (int n = 1; n <= network.hosts(); n++) {
+            String host = network.host(n);
+            String bare = host.substring(0, host.indexOf('/'));
+            if (addresses.values().stream().noneMatch(a -> a.startsWith(bare + "/"))) {
+                return host;
+            }
+        }
+        throw new IOException("--ipoib-net " + network.host(0) + " has no address left for a new interface");
     }
 
     /**
@@ -180,9 +295,14 @@ public final class Ipoib implements AutoCloseable {
 
     /**
      * Refuses to run in the network namespace of the process that started the daemon (or of pid 1):
-     * the interfaces and ip(8) commands would land in the host's.
+     * the interfaces and ip(8) commands would land in the host's. A namespace owned by the
+     * daemon's own (non-initial) user namespace passes at once: without root, neither of those
+     * processes' namespace files can be read from inside it.
      */
     private static void requireOwnNetworkNamespace() throws IOException {
+        if (NetNamespace.ownedByOwnUserNamespace()) {
+            return; // made inside our own user namespace (rootless): never the host's
+        }
         Path mine = Files.readSymbolicLink(Path.of("/proc/self/ns/net"));
         List<Long> others = new ArrayList<>();
         ProcessHandle.current().parent().ifPresent(p -> others.add(p.pid()));
@@ -282,20 +402,23 @@ public final class Ipoib implements AutoCloseable {
     public synchronized String addChild(String parentName, int pkey) throws IOException {
         IpoibInterface parent = find(parentName);
         if (parent == null || parent.parent() != null) {
-            throw new IOException("no port interface " + parentName);
+            throw new Refusal(Errno.ENODEV, "no port interface " + parentName);
         }
         if (pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
-            throw new IOException("P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
+            throw new Refusal(Errno.EINVAL, "P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
         }
         int key = pkey | 0x8000;
         String name = String.format("%s.%04x", parentName, key);
+        if (parent.pkey() == key) {
+            throw new Refusal(NetdevSysfs.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", key));
+        }
         for (IpoibInterface i : interfaces) {
             if (i.parent() == parent && i.pkey() == key) {
-                throw new IOException(name + " exists");
+                throw new Refusal(NetdevSysfs.ENOTUNIQ, name + " exists");
             }
         }
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
-                key, parent);
+                key, parent, cm);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev " + name + " address "
                     + MacMap.format(child.mac()) + " mtu " + IpoibInterface.DATAGRAM_MTU));
@@ -307,6 +430,9 @@ public final class Ipoib implements AutoCloseable {
         }
         interfaces.add(child);
         child.start();
+        if (sysfs != null) {
+            show(child);
+        }
         return name;
     }
 
@@ -314,16 +440,105 @@ public final class Ipoib implements AutoCloseable {
     public synchronized void removeChild(String name) throws IOException {
         IpoibInterface child = find(name);
         if (child == null || child.parent() == null) {
-            throw new IOException("no P_Key child " + name);
+            throw new Refusal(Errno.ENODEV, "no P_Key child " + name);
         }
-        interfaces.remove(child);
+        unregister(child);
+    }
+
+    /** unregister_netdev: its directory unbound, the netdev deleted, then its QP and threads. */
+    private void unregister(IpoibInterface i) {
+        interfaces.remove(i);
+        addresses.remove(i);
+        if (sysfs != null) {
+            hide(i);
+        }
         // unregister the netdev first: the transmitter's blocked read holds the TAP file open
         try {
-            ip(List.of("link delete dev " + name));
+            ip(List.of("link delete dev " + i.name()));
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", name, e.getMessage());
+            LOG.log(System.Logger.Level.INFO, "{0}: {1} (moved to another network namespace?)", i.name(), e.getMessage());
         }
-        child.close();
+        i.close();
+    }
+
+    /**
+     * The mode file's store (ipoib_set_mode): "connected\n" where the interface takes connections
+     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to the UD one and ends the connections
+     * we made; the mode already set is accepted as is; anything else is EINVAL.
+     */
+    void setMode(IpoibInterface i, String value) throws Errno {
+        boolean connected = value.equals("connected\n");
+        if (!connected && !value.equals("datagram\n") || connected && !i.connectedModeSupported()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        if (connected == i.connectedMode()) {
+            return;
+        }
+        i.connectedMode(connected);
+        try {
+            ip(List.of("link set dev " + i.name() + " mtu "
+                    + (connected ? ConnectedMode.MTU : IpoibInterface.DATAGRAM_MTU)));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "{0}: mode {1}: {2}", i.name(), value.strip(), e.getMessage());
+        }
+    }
+
+    /** create_child written on {@code parent}'s sysfs directory: the kernel's errno on refusal. */
+    void createChild(IpoibInterface parent, int pkey) throws Errno {
+        try {
+            addChild(parent.name(), pkey);
+        } catch (Refusal r) {
+            throw Errno.of(r.errno);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "create_child {0} on {1}: {2}", pkey, parent.name(), e.getMessage());
+            throw Errno.of(Errno.EIO);
+        }
+    }
+
+    /** delete_child written on {@code parent}'s directory: ENODEV when it has no child of that key. */
+    void deleteChild(IpoibInterface parent, int pkey) throws Errno {
+        String name;
+        synchronized (this) {
+            name = interfaces.stream().filter(i -> i.parent() == parent && i.pkey() == (pkey | 0x8000))
+                    .map(IpoibInterface::name).findFirst().orElse(null);
+        }
+        if (name == null) {
+            throw Errno.of(Errno.ENODEV);
+        }
+        try {
+            removeChild(name);
+        } catch (Refusal r) {
+            throw Errno.of(r.errno);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "delete_child {0}: {1}", name, e.getMessage());
+            throw Errno.of(Errno.EIO);
+        }
+    }
+
+    /**
+     * Builds every interface's IPoIB sysfs directory and shows it, and from now on each child's
+     * as it is made (once the tree is mounted: showing grafts it).
+     */
+    public synchronized void publish(Sysfs where) throws IOException {
+        sysfs = where;
+        for (IpoibInterface i : interfaces) {
+            show(i);
+        }
+    }
+
+    private void show(IpoibInterface i) throws IOException {
+        NetdevSysfs.build(sysfs.net().dir(i.name()), sysfs.real().resolve(i.name()), i, this,
+                sysfs.device().apply(i.hca().local()));
+        sysfs.directories().shown(i.name());
+    }
+
+    private void hide(IpoibInterface i) {
+        try {
+            sysfs.directories().hidden(i.name());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "{0}: {1}", i.name(), e.getMessage());
+        }
+        sysfs.net().remove(i.name());
     }
 
     private IpoibInterface find(String name) {

@@ -2,6 +2,7 @@ package io.ibemu.emulator.ipoib;
 
 import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.agent.MadLayer;
+import io.ibemu.emulator.cm.Cm;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PortState;
 import io.ibemu.emulator.hca.Access;
@@ -72,6 +73,8 @@ final class IpoibInterface implements AutoCloseable {
     /** The IPoIB broadcast group's MGID signature and scope (RFC 4391 4: ff12:401b). */
     private static final long BROADCAST_MGID_HIGH = 0xff12401b00000000L;
     private static final long MAX_JOIN_BACKOFF_S = 16;
+    /** IPOIB_FLAGS_RC: the hardware address's first octet when the interface takes connections. */
+    static final int FLAGS_RC = 0x80;
 
     private final String name;
     private final IpoibInterface parent;
@@ -100,6 +103,16 @@ final class IpoibInterface implements AutoCloseable {
     private final ScheduledExecutorService joiner;
     private volatile Broadcast broadcast;
     private volatile boolean closed;
+    /** The IB CM, when connected mode can be offered (the kernel's CONFIG_INFINIBAND_IPOIB_CM); else null. */
+    private final Cm cm;
+    /** The connections' side of the interface: listening from start, sending only in connected mode. */
+    private volatile ConnectedMode connections;
+    /** IPOIB_FLAG_ADMIN_CM: unicast IP to peers that take connections goes over them. */
+    private volatile boolean connectedMode;
+    /** PathRecords by destination port GUID, beside their address handles (the CM's REQ needs the path). */
+    private final Map<Long, PathRecord> pathRecords = new ConcurrentHashMap<>();
+    /** IPOIB_FLAG_UMCAST, set through the umcast file: whether groups userspace joined are left to it. */
+    private volatile boolean umcast;
     private int joinBackoff = 1;
     private int txSlot;
 
@@ -108,9 +121,10 @@ final class IpoibInterface implements AutoCloseable {
     }
 
     /** {@code parent}: the port's interface when this is a P_Key child of it, else null. */
-    IpoibInterface(String name, Hca hca, int portNumber, Port port, MadLayer layer, int pkey, IpoibInterface parent)
-            throws IOException {
+    IpoibInterface(String name, Hca hca, int portNumber, Port port, MadLayer layer, int pkey, IpoibInterface parent,
+            Cm cm) throws IOException {
         this.name = name;
+        this.cm = cm;
         this.parent = parent;
         this.hca = hca;
         this.port = port;
@@ -138,7 +152,7 @@ final class IpoibInterface implements AutoCloseable {
         } catch (Errno | PostError e) {
             throw new IOException(name + ": the UD QP: " + e.getMessage());
         }
-        own = new HardwareAddress(0, qp.qpNum(), port.subnetPrefix(), port.guid());
+        own = new HardwareAddress(cm != null ? FLAGS_RC : 0, qp.qpNum(), port.subnetPrefix(), port.guid());
         ownMac = macs.mac(own);
         sa = new SaClient(layer, port);
         tap = TapDevice.create(name);
@@ -200,17 +214,26 @@ final class IpoibInterface implements AutoCloseable {
     List<String> describe() {
         List<String> lines = new ArrayList<>();
         lines.add(name + " port " + hca.local().name() + "/" + port.number() + " address " + own + " carrier "
-                + (broadcast != null ? "on" : "off") + String.format(" pkey 0x%04x", pkey));
+                + (broadcast != null ? "on" : "off") + String.format(" pkey 0x%04x", pkey) + " mode "
+                + (connectedMode ? "connected" : "datagram"));
         macs.forEach((mac, address) -> {
-            if (!address.equals(own)) {
+            if (!address.withoutFlags().equals(own.withoutFlags())) {
                 lines.add("  neigh " + MacMap.format(mac) + " " + address);
             }
         });
+        ConnectedMode c = connections;
+        if (c != null) {
+            lines.addAll(c.describe());
+        }
         return lines;
     }
 
-    /** Starts the data path and joins as soon as the port is active. */
-    void start() {
+    /** Starts the data path, listens for connections (ipoib_cm_dev_open) and joins as soon as the port is active. */
+    void start() throws IOException {
+        if (cm != null) {
+            connections = new ConnectedMode(name, hca, port, qp.qpNum(), pkey, cm, this::receivedConnected,
+                    this::pathRecord);
+        }
         daemonThread(this::transmitLoop, name + "-tx").start();
         daemonThread(this::receiveLoop, name + "-rx").start();
         hca.addEventSink(events);
@@ -295,6 +318,14 @@ final class IpoibInterface implements AutoCloseable {
         return pkey;
     }
 
+    boolean umcast() {
+        return umcast;
+    }
+
+    void umcast(boolean on) {
+        umcast = on;
+    }
+
     private void carrier(boolean on) {
         try {
             tap.carrier(on);
@@ -304,6 +335,7 @@ final class IpoibInterface implements AutoCloseable {
     }
 
     private void flushPaths() {
+        pathRecords.clear();
         paths.clear();
         guidByLid.clear();
     }
@@ -364,7 +396,7 @@ final class IpoibInterface implements AutoCloseable {
             System.arraycopy(nd, 0, packet, ENCAP_HEADER, nd.length);
         } else if (ethertype == ETHERTYPE_IPV4 || ethertype == ETHERTYPE_IPV6) {
             packetLength = ENCAP_HEADER + length - ETH_HEADER;
-            if (packetLength > IB_MTU) {
+            if (packetLength > (connectedMode ? ConnectedMode.BUF_SIZE : IB_MTU)) {
                 return;
             }
             packet = new byte[packetLength];
@@ -382,6 +414,15 @@ final class IpoibInterface implements AutoCloseable {
         if (to == null) {
             return;
         }
+        ConnectedMode c = connections;
+        boolean ip = ethertype == ETHERTYPE_IPV4 || ethertype == ETHERTYPE_IPV6;
+        if (connectedMode && c != null && ip && (to.flags() & FLAGS_RC) != 0) {
+            c.send(to, packet, packetLength); // ipoib_cm_send: unicast IP to a peer that takes connections
+            return;
+        }
+        if (packetLength > IB_MTU) {
+            return; // the kernel answers with ICMP "fragmentation needed"; dropped here
+        }
         AddressHandle ah = path(to);
         if (ah != null) {
             send(packet, packetLength, ah, to.qpn(), group.group().qkey());
@@ -397,6 +438,39 @@ final class IpoibInterface implements AutoCloseable {
         return true;
     }
 
+    /** The PathRecord to {@code to}, looked up as for a datagram (the CM's REQ carries it). */
+    private PathRecord pathRecord(HardwareAddress to) {
+        return path(to) == null ? null : pathRecords.get(to.guid());
+    }
+
+    /** A packet that came over a connection (never a group's): to the TAP as a datagram's would go. */
+    private void receivedConnected(HardwareAddress from, byte[] buf, int at, int byteLen) {
+        int length = byteLen - ENCAP_HEADER;
+        if (length < 0) {
+            return;
+        }
+        toTap(buf, at + ENCAP_HEADER, length, ArpPacket.u16(buf, at), from, null, false,
+                new byte[ETH_HEADER + length]);
+    }
+
+    /** Whether connected mode can be offered: the hardware address carries IPOIB_FLAGS_RC. */
+    boolean connectedModeSupported() {
+        return (own.flags() & FLAGS_RC) != 0;
+    }
+
+    boolean connectedMode() {
+        return connectedMode;
+    }
+
+    /** ipoib_set_mode's switch: which way unicast IP goes from now on; datagram mode ends our connections. */
+    void connectedMode(boolean on) {
+        connectedMode = on;
+        ConnectedMode c = connections;
+        if (!on && c != null) {
+            c.flushTx();
+        }
+    }
+
     /** ipoib's path_rec_start: one PathRecord per destination GID, kept until a port event flushes it. */
     private AddressHandle path(HardwareAddress to) {
         AddressHandle known = paths.get(to.guid());
@@ -408,6 +482,7 @@ final class IpoibInterface implements AutoCloseable {
                     PathRecord.DGID | PathRecord.SGID | PathRecord.NUMB_PATH | PathRecord.REVERSIBLE
                             | PathRecord.PKEY);
             AddressHandle ah = hca.createAh(pd, new AhAttributes(p.dlid(), p.sl(), 0, 0, port.number(), null));
+            pathRecords.put(to.guid(), p);
             paths.put(to.guid(), ah);
             guidByLid.put(p.dlid(), to.guid());
             return ah;
@@ -480,6 +555,16 @@ final class IpoibInterface implements AutoCloseable {
         // a unicast sender whose path this side never looked up: named by its LID (the kernel needs no source)
         HardwareAddress from = guid == null ? null : new HardwareAddress(0, wc.srcQp(), prefix, guid);
         byte[] srcMac = guid == null ? new byte[] {0x02, 0, 0, 0, (byte) (wc.slid() >> 8), (byte) wc.slid()} : null;
+        toTap(buf, payload, length, ethertype, from, srcMac, toGroup, frame);
+    }
+
+    /**
+     * An IPoIB packet's payload (after the encapsulation header) handed to the kernel as an
+     * Ethernet frame: ARP and neighbour discovery rewritten to stand-in MACs, our MAC or the
+     * group's as destination, the sender's stand-in (or {@code srcMac}) as source.
+     */
+    private void toTap(byte[] buf, int payload, int length, int ethertype, HardwareAddress from, byte[] srcMac,
+            boolean toGroup, byte[] frame) {
         int n;
         if (ethertype == ArpPacket.ETHERTYPE) {
             ArpPacket arp = ArpPacket.decode(buf, payload, length);
@@ -489,7 +574,7 @@ final class IpoibInterface implements AutoCloseable {
             }
             HardwareAddress sender = HardwareAddress.decode(arp.senderHardware(), 0);
             HardwareAddress target = HardwareAddress.decode(arp.targetHardware(), 0);
-            byte[] targetMac = target.isZero() ? new byte[6] : target.equals(own) ? ownMac : macs.mac(target);
+            byte[] targetMac = target.isZero() ? new byte[6] : target.withoutFlags().equals(own.withoutFlags()) ? ownMac : macs.mac(target);
             from = sender;
             n = ETH_HEADER + arp.withHardware(ArpPacket.HTYPE_ETHERNET, macs.mac(sender), targetMac)
                     .encode(frame, ETH_HEADER);
@@ -506,7 +591,7 @@ final class IpoibInterface implements AutoCloseable {
         } else {
             return;
         }
-        if (own.equals(from)) {
+        if (from != null && own.withoutFlags().equals(from.withoutFlags())) {
             return;
         }
         byte[] dst = !toGroup ? ownMac : ethertype == ETHERTYPE_IPV4 ? ipv4GroupMac(buf, payload)
@@ -540,6 +625,10 @@ final class IpoibInterface implements AutoCloseable {
         hca.removeEventSink(events);
         joiner.shutdownNow();
         receiveEvent.release();
+        ConnectedMode c = connections;
+        if (c != null) {
+            c.close();
+        }
         sa.close();
         tap.close();
     }

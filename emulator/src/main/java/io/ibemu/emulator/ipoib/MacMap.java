@@ -14,10 +14,18 @@ final class MacMap {
     private final Map<Long, HardwareAddress> byMac = new HashMap<>();
     private final Map<HardwareAddress, byte[]> byAddress = new java.util.LinkedHashMap<>();
 
-    /** The MAC standing for {@code address}, made on first use. */
+    /**
+     * The MAC standing for {@code address}, made on first use. The flags octet is not part of
+     * the identity (a UD sender's flags are not on the wire); a flagged address, as ARP brings
+     * it, replaces the one kept.
+     */
     synchronized byte[] mac(HardwareAddress address) {
-        byte[] known = byAddress.get(address);
+        HardwareAddress identity = address.withoutFlags();
+        byte[] known = byAddress.get(identity);
         if (known != null) {
+            if (address.flags() != 0) {
+                byMac.put(key(known, 0), address);
+            }
             return known;
         }
         long mac = 0x02L << 40 | (address.guid() & 0xFFFFFFL) << 16 | address.qpn() & 0xFFFFL;
@@ -29,7 +37,7 @@ final class MacMap {
             b[i] = (byte) (mac >>> (40 - 8 * i));
         }
         byMac.put(mac, address);
-        byAddress.put(address, b);
+        byAddress.put(identity, b);
         return b;
     }
 
@@ -40,7 +48,7 @@ final class MacMap {
 
     /** Each MAC and its address, in the order met. */
     synchronized void forEach(java.util.function.BiConsumer<byte[], HardwareAddress> action) {
-        byAddress.forEach((address, mac) -> action.accept(mac.clone(), address));
+        byAddress.forEach((identity, mac) -> action.accept(mac.clone(), byMac.get(key(mac, 0))));
     }
 
     static long key(byte[] b, int offset) {

@@ -1,5 +1,7 @@
 package io.ibemu.emulator.sysfs;
 
+import io.ibemu.emulator.cm.Cm;
+import io.ibemu.emulator.cm.CmCounters;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;
@@ -49,6 +51,8 @@ public final class InfinibandSysfs {
     private final Fabric fabric;
     private final SysDir root;
     private final Uevents uevents;
+    /** The Communication Manager whose counters the ports show, or null. */
+    private final Cm cm;
     /** Every device in the order the kernel registers them, for the add events; by HCA name. */
     private final Map<String, List<Registered>> registered = new LinkedHashMap<>();
     /** The links below the tree's root each HCA added outside its own directories (bus/, dev/char/). */
@@ -60,9 +64,15 @@ public final class InfinibandSysfs {
     }
 
     public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents) {
+        this(fabric, root, uevents, null);
+    }
+
+    /** With {@code cm}: each port's CM counters as ib_cm shows them ({@code ports/N/cm_tx_msgs/...}). */
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, Cm cm) {
         this.fabric = fabric;
         this.root = root;
         this.uevents = uevents;
+        this.cm = cm;
     }
 
     /**
@@ -134,7 +144,7 @@ public final class InfinibandSysfs {
     }
 
     /** Below /sys/devices: the root port, then the HCA's function on the bus behind it. */
-    private static String functionPath(LocalHca hca) {
+    public static String functionPath(LocalHca hca) {
         return PCI_ROOT + "/" + rootPort(hca.pciSlot()) + "/" + hca.pciSlot();
     }
 
@@ -376,6 +386,15 @@ public final class InfinibandSysfs {
             pkeys.attribute(Integer.toString(i), () -> String.format("0x%04x%n", port.pkeys()[index]));
         }
         PortCounterFiles.add(dir.dir("counters"), port);
+        if (cm != null) {
+            // cm.c's ib_port_register_client_groups: one directory per counter group
+            for (CmCounters.Group group : CmCounters.Group.values()) {
+                SysDir g = dir.dir(group.sysfsName());
+                for (String message : CmCounters.MESSAGES) {
+                    g.attribute(message, () -> SysfsFormat.line(cm.counter(port, group, message)));
+                }
+            }
+        }
     }
 
     /** uverbs_main.c's device: ibdev and abi_version beside the char device's dev and uevent. */

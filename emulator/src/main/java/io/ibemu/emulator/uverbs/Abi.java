@@ -162,6 +162,9 @@ final class Abi {
             .u32("comp_mask").u32("response_length").build();
     static final CStruct DESTROY_QP = CStruct.named("ib_uverbs_destroy_qp")
             .u64("response").u32("qp_handle").u32("reserved").build();
+    /** The QP_CREATE ioctl's CAP and RESP_CAP. */
+    static final CStruct QP_CAP = CStruct.named("ib_uverbs_qp_cap").u32("max_send_wr").u32("max_recv_wr")
+            .u32("max_send_sge").u32("max_recv_sge").u32("max_inline_data").build();
     static final CStruct DESTROY_QP_RESP = CStruct.named("ib_uverbs_destroy_qp_resp").u32("events_reported").build();
 
     static final CStruct SGE = CStruct.named("ib_uverbs_sge").u64("addr").u32("length").u32("lkey").build();

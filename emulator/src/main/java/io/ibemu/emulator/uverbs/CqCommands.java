@@ -82,8 +82,13 @@ final class CqCommands {
     record Pending<T>(T object, UverbsFile file, AtomicReference<UObject<T>> self) {
         /** The handle now names the object: events can be routed to it. */
         UObject<T> own(UObject<T> u) {
+            return own(u, null);
+        }
+
+        /** As {@link #own(UObject)}, its async events to {@code events} (CQ_CREATE's EVENT_FD) when not null. */
+        UObject<T> own(UObject<T> u, EventFile events) {
             self.set(u);
-            file.device.track(object, file, u);
+            file.device.track(object, file, u, events);
             return u;
         }
     }

@@ -8,6 +8,7 @@ import io.ibemu.emulator.uverbs.ioctl.Bundle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -44,8 +45,28 @@ final class DeviceMethods {
         if (inLength < spec.checkedRequestSize() || outLength < spec.checkedResponseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        byte[] in = inLength == 0 ? new byte[0] : b.in(ATTR_CORE_IN);
+        byte[] in = inLength == 0 ? new byte[0] : request(b, spec, inLength);
         f.run(Command.ioctl(f, spec, in, b, ATTR_CORE_OUT));
+    }
+
+    /**
+     * CORE_IN as uverbs_request takes it: the command's struct (EFAULT when unreadable), then the
+     * rest, which ib_is_buffer_cleared counts as not cleared when it cannot be read (EOPNOTSUPP,
+     * as 6.1 gave in the VM): such a rest stands as non-zero bytes. Commands read in pieces
+     * (uverbs_request_next_ptr) read it all, and fail with EFAULT where it is unreadable.
+     */
+    private static byte[] request(Bundle b, WriteCommand spec, int inLength) throws Errno {
+        int struct = spec.request() == null ? inLength : Math.min(inLength, spec.request().size());
+        try {
+            return b.in(ATTR_CORE_IN);
+        } catch (Errno e) {
+            if (e.code() != Errno.EFAULT || spec.inPieces() || struct == inLength) {
+                throw e;
+            }
+        }
+        byte[] in = Arrays.copyOf(b.inPrefix(ATTR_CORE_IN, struct), inLength);
+        Arrays.fill(in, struct, inLength, (byte) 0xff);
+        return in;
     }
 
     /**

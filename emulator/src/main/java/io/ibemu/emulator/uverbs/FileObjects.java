@@ -39,6 +39,7 @@ final class FileObjects implements UObjects {
         java.util.Map<Integer, EventFile> files = switch (objectId) {
             case io.ibemu.emulator.uverbs.ioctl.UapiIds.OBJECT_COMP_CHANNEL -> file.channels;
             case io.ibemu.emulator.uverbs.ioctl.UapiIds.OBJECT_ASYNC_EVENT -> file.asyncFiles;
+            // an object type the device lacks (RWQ_IND_TBL of QP_CREATE): EINVAL whatever the handle (6.1 in the VM)
             default -> throw Errno.of(Errno.EINVAL);
         };
         EventFile f = fd < 0 || fd > Integer.MAX_VALUE ? null : files.get((int) fd);

@@ -40,7 +40,7 @@ final class ObjectMethods {
         }
         CqCommands.Pending<CompletionQueue> cq = CqCommands.newCq(f, b.caller(), cqe, vector, channel);
         FileObjects.Reserved handle = (FileObjects.Reserved) b.created(ATTR_CREATE_CQ_HANDLE);
-        cq.own(handle.fill(cq.object(), userHandle));
+        cq.own(handle.fill(cq.object(), userHandle), eventFile(b, ATTR_CREATE_CQ_EVENT_FD));
         // the driver's create writes its udata (UHW_OUT) first: rvt_create_cq's mmap offset
         int room = b.has(AttrSpec.UHW_OUT) ? b.length(AttrSpec.UHW_OUT) : 0;
         byte[] udata = f.driver().cqCreated(f.device.hca(), cq.object(), f.queueMemory(), room);
@@ -51,6 +51,11 @@ final class ObjectMethods {
             b.copyTo(AttrSpec.UHW_OUT, udata);
         }
         b.copyTo(ATTR_CREATE_CQ_RESP_CQE, le(cq.object().cqe(), 4));
+    }
+
+    /** ib_uverbs_get_async_event: the async event file an EVENT_FD attribute names, or null (the default). */
+    static EventFile eventFile(Bundle b, int id) throws Errno {
+        return b.has(id) ? (EventFile) b.object(id) : null;
     }
 
     /** UVERBS_METHOD_CQ_DESTROY: the CQ is gone already; the events the process read of it. */

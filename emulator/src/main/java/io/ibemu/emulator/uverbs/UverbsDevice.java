@@ -53,7 +53,8 @@ public final class UverbsDevice implements CharDevice {
     private static final System.Logger LOG = System.getLogger(UverbsDevice.class.getName());
 
     /** Which file and handle a model object belongs to, for routing its async events. */
-    private record Owner(UverbsFile file, UObject<?> object) {
+    /** Who an object's events go to: its context's default async file, or the EVENT_FD it was created with. */
+    private record Owner(UverbsFile file, UObject<?> object, EventFile events) {
     }
 
     private final Map<Object, Owner> owners = new ConcurrentHashMap<>();
@@ -123,9 +124,12 @@ public final class UverbsDevice implements CharDevice {
      * The ioctl methods that are the verbs of write commands, by the write command's name: what a
      * fault rule names, whichever path libibverbs takes (rdma-core's execute_cmd_write or ioctl).
      */
-    private static final Map<String, String> SAME_VERB = Map.of("CQ_CREATE", "CREATE_CQ", "CQ_DESTROY", "DESTROY_CQ",
-            "QP_DESTROY", "DESTROY_QP", "SRQ_DESTROY", "DESTROY_SRQ", "PD_DESTROY", "DEALLOC_PD", "AH_DESTROY",
-            "DESTROY_AH", "MR_DESTROY", "DEREG_MR", "MW_DESTROY", "DEALLOC_MW", "XRCD_DESTROY", "CLOSE_XRCD");
+    private static final Map<String, String> SAME_VERB = Map.ofEntries(Map.entry("CQ_CREATE", "CREATE_CQ"),
+            Map.entry("CQ_DESTROY", "DESTROY_CQ"), Map.entry("QP_CREATE", "CREATE_QP"),
+            Map.entry("QP_DESTROY", "DESTROY_QP"), Map.entry("SRQ_CREATE", "CREATE_SRQ"),
+            Map.entry("SRQ_DESTROY", "DESTROY_SRQ"), Map.entry("PD_DESTROY", "DEALLOC_PD"),
+            Map.entry("AH_DESTROY", "DESTROY_AH"), Map.entry("MR_DESTROY", "DEREG_MR"),
+            Map.entry("MW_DESTROY", "DEALLOC_MW"), Map.entry("XRCD_DESTROY", "CLOSE_XRCD"));
 
     /**
      * The fault point of every command and method, checked after the request was read and before
@@ -178,16 +182,26 @@ public final class UverbsDevice implements CharDevice {
             return;
         }
         Owner o = owners.get(e.element());
-        if (o != null) {
-            UverbsFile.Context c = o.file().context();
-            if (c != null) {
-                c.asyncEvent(o.object().userHandle(), type, o.object());
-            }
+        if (o == null) {
+            return;
+        }
+        if (o.events() != null) {
+            o.events().asyncEvent(o.object().userHandle(), type, o.object()); // uevent.event_file
+            return;
+        }
+        UverbsFile.Context c = o.file().context();
+        if (c != null) {
+            c.asyncEvent(o.object().userHandle(), type, o.object());
         }
     }
 
     void track(Object model, UverbsFile file, UObject<?> object) {
-        owners.put(model, new Owner(file, object));
+        track(model, file, object, null);
+    }
+
+    /** As {@link #track(Object, UverbsFile, UObject)}, its events to {@code events} when not null. */
+    void track(Object model, UverbsFile file, UObject<?> object, EventFile events) {
+        owners.put(model, new Owner(file, object, events));
     }
 
     void untrack(Object model) {

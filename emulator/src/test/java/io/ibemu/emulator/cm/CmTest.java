@@ -117,6 +117,9 @@ class CmTest {
         assertEquals(f.portA.guid(), r.primaryPath().dgidInterface());
         assertEquals(CmReq.PRIVATE_DATA_SIZE, r.privateData().length, "private data at its full fixed length");
         assertArrayEquals(bytes(10, 1), Arrays.copyOf(r.privateData(), 10));
+        assertEquals(0x1000, b.initQpAttr(QpState.RTS).attributes().sqPsn(), "RTS allowed before the REP");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> a.initQpAttr(QpState.RTS)).code(),
+                "but not on the requester before the REP");
 
         b.sendRep(new CmReplyParam(0x222, 0x2000, bytes(4, 9), 3, 4, 0, true, 7, false));
         assertEquals(CmState.REP_SENT, b.state());
@@ -533,10 +536,59 @@ class CmTest {
         b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
         passive.next(CmEvent.UserEstablished.class);
         assertEquals(CmState.ESTABLISHED, b.state());
-        b.establish(); // again: nothing to do
+        assertEquals(CmId.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
         assertTrue(passive.events.isEmpty());
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
+    }
+
+    @Test
+    void valuesWiderThanTheirFieldsKeepTheirLowBitsAsIbaSetDoes() throws Exception {
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 0x1ff, 0x104, 20, false, 20, 9, 15, 0x12, false));
+        active.next(CmEvent.RejReceived.class); // nobody listens
+        CmReq req = CmReq.decode(f.wireMads().get(0));
+        assertEquals(0xff, req.responderResources());
+        assertEquals(0x04, req.initiatorDepth());
+        assertEquals(1, req.retryCount(), "9 in 3 bits");
+        assertEquals(7, req.rnrRetryCount());
+        assertEquals(2, req.maxCmRetries(), "0x12 in 4 bits");
+    }
+
+    @Test
+    void eachPortCountsItsCmMessagesRetriesAndDuplicatesAsCmCDoes() throws Exception {
+        listener();
+        boolean[] lost = {false};
+        f.lose((port, mad) -> {
+            if (Mad.attributeId(mad) == CmAttribute.REQ && !lost[0]) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        });
+        // the REQ soon sent again, the REP not (its wait is the REQ's local CM response timeout)
+        CmId a = f.cm.createId(f.a, active);
+        a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
+                null, 4, 2, RETRY_SOON, true, RESPONSE_TIMEOUT, 7, 6, 15, false));
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        active.next(CmEvent.RepReceived.class);
+        a.sendRtu(null);
+        passive.next(CmEvent.RtuReceived.class);
+        long reqs = f.wire().stream().filter("A>REQ"::equals).count();
+        assertTrue(reqs >= 2);
+        // the REQ's send completed (and was counted) when the REP cancelled it, before REP_RECEIVED
+        CmCounters.Group tx = CmCounters.Group.TX_MSGS;
+        assertEquals(reqs, f.cm.counter(f.portA, tx, "req"), "every REQ sent, retries included");
+        assertEquals(reqs - 1, f.cm.counter(f.portA, CmCounters.Group.TX_RETRIES, "req"));
+        assertEquals(1, f.cm.counter(f.portA, tx, "rtu"));
+        assertEquals(1, f.cm.counter(f.portA, CmCounters.Group.RX_MSGS, "rep"));
+        assertEquals(reqs - 1, f.cm.counter(f.portB, CmCounters.Group.RX_MSGS, "req"), "the lost one never came");
+        assertEquals(reqs - 2, f.cm.counter(f.portB, CmCounters.Group.RX_DUPLICATES, "req"));
+        assertEquals(1, f.cm.counter(f.portB, CmCounters.Group.RX_MSGS, "rtu"));
+        assertEquals(0, f.cm.counter(f.portB, tx, "apr"));
+        assertThrows(IllegalArgumentException.class, () -> f.cm.counter(f.portB, tx, "nosuch"));
     }
 
     @Test
@@ -552,6 +604,37 @@ class CmTest {
         onA.listen(SERVICE, 0); // another device: no conflict
         other.listen(Cm.ASSIGN_SERVICE_ID, 0);
         assertEquals(Cm.ASSIGN_SERVICE_ID, other.serviceId(), "IB_CM_ASSIGN_SERVICE_ID takes the next number");
+    }
+
+    @Test
+    void insertListenSharesTheListenerOfTheSameHandlerUntilEveryShareIsDestroyed() throws Exception {
+        CmId first = f.cm.insertListen(f.b, passive, SERVICE);
+        assertEquals(CmState.LISTEN, first.state());
+        assertSame(first, f.cm.insertListen(f.b, passive, SERVICE), "the same handler shares the listener");
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> f.cm.insertListen(f.b, (id, e) -> { }, SERVICE))
+                .code(), "another handler cannot");
+        CmId other = f.cm.createId(f.b, passive);
+        assertEquals(Errno.EBUSY, assertThrows(Errno.class, () -> other.listen(SERVICE, 0)).code());
+        first.destroy();
+        assertEquals(CmState.LISTEN, first.state(), "one share left");
+        connect(15);
+        passive.next(CmEvent.ReqReceived.class);
+        first.destroy();
+        assertFalse(f.cm.ids().contains(first));
+        other.listen(SERVICE, 0);
+    }
+
+    @Test
+    void afterItsDeviceIsRemovedAnIdSendsNothingAndStillDestroys() throws Exception {
+        CmId[] ids = establish();
+        f.cm.removeDevice(f.a.local());
+        assertEquals(Errno.EINVAL, assertThrows(Errno.class, () -> ids[0].sendDreq(null)).code(),
+                "cm_alloc_msg: no agent");
+        int before = f.wire().size();
+        ids[0].destroy();
+        assertFalse(f.cm.ids().contains(ids[0]));
+        assertEquals(before, f.wire().size(), "nothing left the removed device");
+        assertEquals(CmState.ESTABLISHED, ids[1].state(), "the peer hears nothing (until its own keepalive)");
     }
 
     @Test

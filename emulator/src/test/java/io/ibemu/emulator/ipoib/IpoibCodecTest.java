@@ -96,4 +96,32 @@ class IpoibCodecTest {
             assertEquals(true, e.getMessage().contains("--ipoib-net " + bad), e.getMessage());
         }
     }
+
+    /** create_child's sscanf("%i"): hex, octal and decimal, leading blanks and a sign, stopping at the first non-digit. */
+    @Test
+    void createChildParsesAsSscanfPercentI() {
+        assertEquals(0x8001L, NetdevSysfs.scanInteger("0x8001\n"));
+        assertEquals(32769L, NetdevSysfs.scanInteger("  32769"));
+        assertEquals(64L, NetdevSysfs.scanInteger("0100"));
+        assertEquals(-1L, NetdevSysfs.scanInteger("-1\n"));
+        assertEquals(12L, NetdevSysfs.scanInteger("12abc"));
+        assertNull(NetdevSysfs.scanInteger("junk\n"));
+        assertNull(NetdevSysfs.scanInteger("\n"));
+    }
+
+    /** ipoib_main.c's broadcast address: the IPv4 broadcast MGID of the partition, after 00:ff:ff:ff (QPN 0xffffff). */
+    @Test
+    void broadcastAddressCarriesThePartition() {
+        assertEquals("00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", NetdevSysfs.broadcast(0x8001));
+    }
+
+    /** A UD sender's flags are not on the wire: its MAC is the one ARP's flagged address got, which stays the one kept. */
+    @Test
+    void macMapIgnoresTheFlagsOctetAndKeepsArpsFlaggedAddress() {
+        MacMap macs = new MacMap();
+        HardwareAddress fromArp = new HardwareAddress(0x80, 0x48, 0xfe80000000000000L, 0x0011750000000201L);
+        byte[] mac = macs.mac(fromArp);
+        assertArrayEquals(mac, macs.mac(new HardwareAddress(0, 0x48, 0xfe80000000000000L, 0x0011750000000201L)));
+        assertEquals(fromArp, macs.address(mac, 0));
+    }
 }

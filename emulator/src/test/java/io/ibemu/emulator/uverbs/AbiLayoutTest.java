@@ -23,6 +23,7 @@ class AbiLayoutTest {
         assertSize(32, Abi.QP_DEST);
         assertSize(32, Abi.AH_ATTR);
         assertSize(56, Abi.CREATE_QP);
+        assertSize(20, Abi.QP_CAP);
         assertSize(64, Abi.EX_CREATE_QP);
         assertSize(128, Abi.QUERY_QP_RESP);
         assertSize(112, Abi.MODIFY_QP);

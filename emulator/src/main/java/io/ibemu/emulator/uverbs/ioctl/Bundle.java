@@ -7,8 +7,6 @@ import io.ibemu.kernel.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * {@code struct uverbs_attr_bundle}: the attributes a method got, checked against its spec, and
@@ -24,7 +22,9 @@ public final class Bundle {
 
     private final Caller caller;
     private final long userAttrs;
-    final Map<Integer, Present> present = new HashMap<>();
+    private final MethodSpec.Shape shape;
+    /** The attributes given, by their slot in the method ({@link MethodSpec.Shape#slot}). */
+    private final Present[] present;
     /**
      * The caller's attribute array as read, with the flags and ids the method writes back: those
      * put_user()s go out together at the end ({@link #flush}), one write instead of one each.
@@ -35,9 +35,27 @@ public final class Bundle {
     private long[] aheadAt = new long[0];
     private byte[][] ahead = new byte[0][];
 
-    Bundle(Caller caller, long userAttrs) {
+    Bundle(Caller caller, long userAttrs, MethodSpec.Shape shape) {
         this.caller = caller;
         this.userAttrs = userAttrs;
+        this.shape = shape;
+        this.present = new Present[shape.specs().length];
+    }
+
+    /** The attribute a given {@code id} is, once checked (uverbs_set_attr's last step). */
+    void put(Present p) {
+        present[shape.slot(p.spec().id())] = p;
+    }
+
+    /** The attribute given for {@code id}, or null. */
+    Present present(int id) {
+        int slot = shape.slot(id);
+        return slot < 0 ? null : present[slot];
+    }
+
+    /** Every attribute given, in the method's order. */
+    Present[] given() {
+        return present;
     }
 
     public Caller caller() {
@@ -51,11 +69,11 @@ public final class Bundle {
 
     /** uverbs_attr_is_valid. */
     public boolean has(int id) {
-        return present.containsKey(id);
+        return present(id) != null;
     }
 
     private Present get(int id) throws Errno {
-        Present p = present.get(id);
+        Present p = present(id);
         if (p == null) {
             throw Errno.of(Errno.ENOENT); // uverbs_attr_get of an absent attribute
         }
@@ -64,7 +82,7 @@ public final class Bundle {
 
     /** uverbs_attr_get_len, or -1 when absent. */
     public int length(int id) {
-        Present p = present.get(id);
+        Present p = present(id);
         return p == null ? -1 : p.user().len();
     }
 
@@ -92,7 +110,7 @@ public final class Bundle {
 
     /** uverbs_get_flags64: 0 when absent; a u32 or u64; EINVAL for bits outside {@code allowed}. */
     public long flags64(int id, long allowed) throws Errno {
-        Present p = present.get(id);
+        Present p = present(id);
         if (p == null) {
             return 0;
         }
@@ -124,6 +142,15 @@ public final class Bundle {
                     u.len());
         }
         return read(u.data(), u.len());
+    }
+
+    /** The first {@code length} bytes of an input (a handler's copy_from_user of its struct only). */
+    public byte[] inPrefix(int id, int length) throws Errno {
+        UserAttr u = get(id).user();
+        if (u.inline()) {
+            return Arrays.copyOf(in(id), length);
+        }
+        return read(u.data(), Math.min(length, u.len()));
     }
 
     /** uverbs_copy_from of a PTR_IN of up to 8 bytes (inline): its value, unsigned. */
@@ -163,14 +190,15 @@ public final class Bundle {
      */
     public void writeOutput(int id, long address, byte[] data) throws Errno {
         UserAttr u = get(id).user();
-        byte[] flagged = array.clone();
-        flagged[u.index() * UserAttr.SIZE + UserAttr.FLAGS_OFFSET] |= (byte) UserAttr.VALID_OUTPUT;
-        int whole = caller.writeMemory(new long[] {address, userAttrs}, new byte[][] {data, flagged});
+        int at = u.index() * UserAttr.SIZE + UserAttr.FLAGS_OFFSET;
+        byte before = array[at];
+        array[at] |= (byte) UserAttr.VALID_OUTPUT; // flagged in place, taken back if nothing was written
+        int whole = caller.writeMemory(new long[] {address, userAttrs}, new byte[][] {data, array});
         if (whole == 0) {
+            array[at] = before;
             throw Errno.of(Errno.EFAULT);
         }
         forget(address, data.length);
-        array = flagged;
         if (whole == 1) {
             dirty = true;
             throw Errno.of(Errno.EFAULT); // the flag's put_user failed

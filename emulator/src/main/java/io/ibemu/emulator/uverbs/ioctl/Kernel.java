@@ -8,9 +8,19 @@ package io.ibemu.emulator.uverbs.ioctl;
  */
 public enum Kernel {
     /**
+     * 4.19 (Debian 10's, an LTS): RDMA_VERBS_IOCTL exists but serves a software HCA nothing: the
+     * device object has no method (INVOKE_WRITE is 5.0's), CQ_CREATE/DESTROY are compiled only
+     * with CONFIG_INFINIBAND_EXP_LEGACY_VERBS_NEW_UAPI (off in distribution kernels), and the
+     * new verbs (DM, FLOW_ACTION, COUNTERS, DM_MR_REG) need ops rdmavt lacks. libibverbs's
+     * INVOKE_WRITE probe gets EPROTONOSUPPORT, not ENOTTY: write() for every command, each ioctl
+     * verb tried once and dropped per method.
+     */
+    V4_19("4.19"),
+    /**
      * 5.4 (Ubuntu 20.04's): INVOKE_WRITE, so libibverbs tunnels every command through ioctl,
-     * but GET_CONTEXT and the async event file are write commands (ASYNC_EVENT is 5.7's) and
-     * the GID table comes from sysfs (the GID queries are 5.10's).
+     * but GET_CONTEXT and the async event file are write commands (ASYNC_EVENT is 5.7's), CQs
+     * are made by the tunnelled write command (CQ_CREATE by default is 5.9's), and the GID table
+     * comes from sysfs (the GID queries are 5.10's).
      */
     V5_4("5.4"),
     /** 6.1: Debian bookworm's kernel, the one KernelConformanceTest runs in the VM. */

@@ -12,7 +12,57 @@ import java.util.Map;
  *
  * @param <T> what the handler acts on (the open file)
  */
-public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, Handler<T> handler, Kernel since) {
+public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, Handler<T> handler, Kernel since,
+                            Shape shape) {
+
+    public MethodSpec(int id, String name, Map<Integer, AttrSpec> attrs, Handler<T> handler, Kernel since) {
+        this(id, name, attrs, handler, since, Shape.of(attrs));
+    }
+
+    /**
+     * The attributes as the dispatch of every call uses them, worked out once: each one's slot
+     * (ids below {@link #DENSE} and the two UHW ids by array, as uapi_get_attr_id's bitmap does),
+     * the mandatory ones, the destroyed object's, whether the method has udata.
+     */
+    public record Shape(AttrSpec[] specs, int[] slotOfId, AttrSpec[] mandatory, AttrSpec destroy, boolean udata) {
+        static final int DENSE = 64;
+
+        static Shape of(Map<Integer, AttrSpec> attrs) {
+            AttrSpec[] specs = attrs.values().toArray(new AttrSpec[0]);
+            int[] slotOfId = new int[DENSE + 2];
+            java.util.Arrays.fill(slotOfId, -1);
+            AttrSpec destroy = null;
+            java.util.List<AttrSpec> mandatory = new java.util.ArrayList<>();
+            for (int i = 0; i < specs.length; i++) {
+                int id = specs[i].id();
+                if (id < DENSE) {
+                    slotOfId[id] = i;
+                } else if (id == AttrSpec.UHW_IN || id == AttrSpec.UHW_OUT) {
+                    slotOfId[DENSE + id - AttrSpec.UHW_IN] = i;
+                } else {
+                    throw new IllegalArgumentException("attribute id " + id + " is neither below " + DENSE
+                            + " nor UHW_IN/UHW_OUT");
+                }
+                if (specs[i].mandatory()) {
+                    mandatory.add(specs[i]);
+                }
+                if (specs[i].type() == AttrType.IDR && specs[i].access() == Access.DESTROY) {
+                    destroy = specs[i];
+                }
+            }
+            return new Shape(specs, slotOfId, mandatory.toArray(new AttrSpec[0]), destroy,
+                    attrs.containsKey(AttrSpec.UHW_IN));
+        }
+
+        /** The attribute's slot among {@link #specs}, or -1 when the method does not declare it. */
+        int slot(int attrId) {
+            if (attrId >= 0 && attrId < DENSE) {
+                return slotOfId[attrId];
+            }
+            return attrId == AttrSpec.UHW_IN || attrId == AttrSpec.UHW_OUT ? slotOfId[DENSE + attrId - AttrSpec.UHW_IN]
+                    : -1;
+        }
+    }
 
     /** UVERBS_HANDLER: runs with the checked attributes. */
     @FunctionalInterface
@@ -41,17 +91,12 @@ public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, H
 
     /** has_udata: the method declares UVERBS_ATTR_UHW(). */
     public boolean hasUdata() {
-        return attrs.containsKey(AttrSpec.UHW_IN);
+        return shape.udata();
     }
 
     /** destroy_bkey: the attribute whose object the method destroys, or null. */
     public AttrSpec destroyAttr() {
-        for (AttrSpec a : attrs.values()) {
-            if (a.type() == AttrType.IDR && a.access() == Access.DESTROY) {
-                return a;
-            }
-        }
-        return null;
+        return shape.destroy();
     }
 
     /** The method as release {@code k} declares it: its attributes of that release. */

@@ -84,6 +84,39 @@ public final class UapiIds {
     public static final int ATTR_CREATE_CQ_RESP_CQE = 6;
     public static final int ATTR_CREATE_CQ_EVENT_FD = 7;
 
+    // QP_CREATE (enum uverbs_attrs_create_qp_cmd_attr_ids)
+    public static final int ATTR_CREATE_QP_HANDLE = 0;
+    public static final int ATTR_CREATE_QP_XRCD_HANDLE = 1;
+    public static final int ATTR_CREATE_QP_PD_HANDLE = 2;
+    public static final int ATTR_CREATE_QP_SRQ_HANDLE = 3;
+    public static final int ATTR_CREATE_QP_SEND_CQ_HANDLE = 4;
+    public static final int ATTR_CREATE_QP_RECV_CQ_HANDLE = 5;
+    public static final int ATTR_CREATE_QP_IND_TABLE_HANDLE = 6;
+    public static final int ATTR_CREATE_QP_USER_HANDLE = 7;
+    public static final int ATTR_CREATE_QP_CAP = 8;
+    public static final int ATTR_CREATE_QP_TYPE = 9;
+    public static final int ATTR_CREATE_QP_FLAGS = 10;
+    public static final int ATTR_CREATE_QP_SOURCE_QPN = 11;
+    public static final int ATTR_CREATE_QP_EVENT_FD = 12;
+    public static final int ATTR_CREATE_QP_RESP_CAP = 13;
+    public static final int ATTR_CREATE_QP_RESP_QP_NUM = 14;
+
+    // SRQ_CREATE (enum uverbs_attrs_create_srq_cmd_attr_ids)
+    public static final int ATTR_CREATE_SRQ_HANDLE = 0;
+    public static final int ATTR_CREATE_SRQ_PD_HANDLE = 1;
+    public static final int ATTR_CREATE_SRQ_XRCD_HANDLE = 2;
+    public static final int ATTR_CREATE_SRQ_CQ_HANDLE = 3;
+    public static final int ATTR_CREATE_SRQ_USER_HANDLE = 4;
+    public static final int ATTR_CREATE_SRQ_MAX_WR = 5;
+    public static final int ATTR_CREATE_SRQ_MAX_SGE = 6;
+    public static final int ATTR_CREATE_SRQ_LIMIT = 7;
+    public static final int ATTR_CREATE_SRQ_MAX_NUM_TAGS = 8;
+    public static final int ATTR_CREATE_SRQ_TYPE = 9;
+    public static final int ATTR_CREATE_SRQ_EVENT_FD = 10;
+    public static final int ATTR_CREATE_SRQ_RESP_MAX_WR = 11;
+    public static final int ATTR_CREATE_SRQ_RESP_MAX_SGE = 12;
+    public static final int ATTR_CREATE_SRQ_RESP_SRQ_NUM = 13;
+
     // MR: enum uverbs_methods_mr
     public static final int METHOD_DM_MR_REG = 0;
     public static final int METHOD_MR_DESTROY = 1;

@@ -63,7 +63,7 @@ public final class VerbsIoctl {
         if (objects.gone() && destroy == null) {
             throw Errno.of(Errno.EIO); // uverbs_disassociate_api cleared the handler
         }
-        Bundle b = new Bundle(caller, arg + IoctlHeader.SIZE);
+        Bundle b = new Bundle(caller, arg + IoctlHeader.SIZE, method.shape());
         boolean ok = false;
         try {
             run(method, destroy, h.numAttrs(), target, objects, b, gate);
@@ -97,8 +97,8 @@ public final class VerbsIoctl {
         for (UserAttr u : attrs) {
             setAttr(method, u, objects, b);
         }
-        for (AttrSpec a : method.attrs().values()) {
-            if (a.mandatory() && !b.has(a.id())) {
+        for (AttrSpec a : method.shape().mandatory()) {
+            if (!b.has(a.id())) {
                 throw Errno.of(Errno.EINVAL);
             }
         }
@@ -113,7 +113,7 @@ public final class VerbsIoctl {
             throw e.code() == Errno.EPROTONOSUPPORT ? Errno.of(Errno.EINVAL) : e;
         }
         if (method.hasUdata() && b.has(AttrSpec.UHW_OUT)) {
-            b.setOutput(b.present.get(AttrSpec.UHW_OUT).user());
+            b.setOutput(b.present(AttrSpec.UHW_OUT).user());
         }
     }
 
@@ -127,7 +127,7 @@ public final class VerbsIoctl {
         int[] len = new int[attrs.length];
         int n = 0;
         for (UserAttr u : attrs) {
-            AttrSpec spec = method.attrs().get(u.attrId());
+            AttrSpec spec = spec(method, u.attrId());
             boolean in = spec != null && (spec.type() == AttrType.PTR_IN || spec.type() == AttrType.ENUM_IN);
             if (in && !u.inline() && u.len() <= READ_AHEAD_MAX && n < ProcessMemory.IOVECS_MAX) {
                 at[n] = u.data();
@@ -139,9 +139,15 @@ public final class VerbsIoctl {
         }
     }
 
+    /** The method's spec of attribute {@code id}, or null (uapi_get_attr_id). */
+    private static AttrSpec spec(MethodSpec<?> method, int id) {
+        int slot = method.shape().slot(id);
+        return slot < 0 ? null : method.shape().specs()[slot];
+    }
+
     /** uverbs_set_attr. */
     private static void setAttr(MethodSpec<?> method, UserAttr u, UObjects objects, Bundle b) throws Errno {
-        AttrSpec spec = method.attrs().get(u.attrId());
+        AttrSpec spec = spec(method, u.attrId());
         if (spec == null) {
             if ((u.flags() & UserAttr.MANDATORY) != 0) {
                 throw Errno.of(Errno.EPROTONOSUPPORT);
@@ -182,14 +188,14 @@ public final class VerbsIoctl {
                 }
                 if (spec.access() == Access.NEW) {
                     UObjects.Pending p = objects.allocate(spec.objectId());
-                    b.present.put(u.attrId(), new Bundle.Present(spec, u, null, p));
+                    b.put(new Bundle.Present(spec, u, null, p));
                     if (p.id() >= 0) {
                         b.writeId(u, p.id()); // the new handle, before the handler runs
                     }
                     return;
                 }
                 Object o = objects.lookup(spec.objectId(), spec.access(), u.data());
-                b.present.put(u.attrId(), new Bundle.Present(spec, u, o, null));
+                b.put(new Bundle.Present(spec, u, o, null));
                 return;
             }
             case RAW_FD -> {
@@ -199,7 +205,7 @@ public final class VerbsIoctl {
             }
             case IDRS_ARRAY -> throw Errno.of(Errno.EOPNOTSUPP); // no method of this tree takes one
         }
-        b.present.put(u.attrId(), new Bundle.Present(spec, u, null, null));
+        b.put(new Bundle.Present(spec, u, null, null));
     }
 
     /** PTR_IN: bytes past the struct must be zero where the spec allows them (EOPNOTSUPP otherwise). */
@@ -250,8 +256,8 @@ public final class VerbsIoctl {
 
     /** bundle_destroy: new objects are committed when the method succeeded, aborted otherwise. */
     private static void finish(Bundle b, boolean commit) {
-        for (Bundle.Present p : b.present.values()) {
-            if (p.pending() != null) {
+        for (Bundle.Present p : b.given()) {
+            if (p != null && p.pending() != null) {
                 p.pending().finish(commit);
             }
         }
