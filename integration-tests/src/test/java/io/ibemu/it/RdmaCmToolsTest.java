@@ -203,10 +203,12 @@ class RdmaCmToolsTest {
 
     /**
      * A client killed with SIGKILL mid-connection: its file's close destroys the id (a DREQ), the
-     * server sees DISCONNECTED and ends, and no connection id is left in ctl objects.
+     * server sees DISCONNECTED and ends, and it leaves no connection id in ctl objects (counted
+     * against the counts before it: ids the class's earlier connections left are not its own).
      */
     @Test
     void aPeerKilledMidConnectionDisconnectsTheOther() {
+        int before0 = ib.objects("ibemu0").getOrDefault("cm_id", 0), before1 = ib.objects("ibemu1").getOrDefault("cm_id", 0);
         String script = String.join("\n",
                 "set -u",
                 addresses(),
@@ -230,11 +232,13 @@ class RdmaCmToolsTest {
         r.assertOk();
         assertTrue(r.stdout().contains("ping data"), r.toString());
         // a connection's id outlives the programs by the CM's timewait: wait for it, a bound and not a measure
-        for (int i = 0; i < 600 && ib.objects("ibemu1").getOrDefault("cm_id", 0) > 0; i++) {
+        for (int i = 0; i < 600 && ib.objects("ibemu1").getOrDefault("cm_id", 0) > before1; i++) {
             sleepBriefly();
         }
-        assertEquals(0, ib.objects("ibemu0").getOrDefault("cm_id", 0), Ibemu.ibemu("ctl", "--name", ib.name(), "objects").stdout());
-        assertEquals(0, ib.objects("ibemu1").getOrDefault("cm_id", 0), Ibemu.ibemu("ctl", "--name", ib.name(), "objects").stdout());
+        String objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").stdout();
+        assertEquals(before0, ib.objects("ibemu0").getOrDefault("cm_id", 0), objects);
+        assertEquals(before1, ib.objects("ibemu1").getOrDefault("cm_id", 0), objects);
+        assertEquals(0, ib.objects("rdma_cm").getOrDefault("cm_id", 0), objects);
     }
 
     /**
