@@ -19,16 +19,33 @@
  *     completions copied), and the mapping shared across fork;
  *   - the file itself answers as a char device: lseek/pread ESPIPE, read
  *     EINVAL, ftruncate EINVAL, fallocate ENODEV, fstat S_IFCHR.
+ * For a device whose driver maps its queues the rxe way (drivers/infiniband/sw/
+ * rxe: rxe_queue.c, rxe_verbs.c, rxe_mmap.c; include/uapi/rdma/rdma_user_rxe.h),
+ * recognised by CREATE_CQ writing a whole struct mminfo into its udata:
+ *   - each queue is a struct rxe_queue_buf (log2_elem_size, index_mask, the
+ *     producer index at byte 128, the consumer at 256, data from 384) of a
+ *     power-of-two number of slots (num_elem + 1 rounded up; CREATE_CQ answers
+ *     cqe = slots - 1, CREATE_QP the counts as asked and QUERY_QP slots - 1),
+ *     each slot a power of two of
+ *     at least 64 bytes, mminfo.size page-aligned;
+ *   - CREATE_QP answers the receive and the send queue's mminfo; the program
+ *     writes rxe_recv_wqe and rxe_send_wqe and moves the producer (release), a
+ *     POST_SEND with wr_count 0 is the send queue's doorbell (EINVAL before RTS),
+ *     the device moves the consumer indices once a WQE is used, completions
+ *     (ib_uverbs_wc at each CQ slot's start) are polled from the CQ queue;
+ *   - overflow (a full CQ queue reports IB_EVENT_CQ_ERR) and RESIZE_CQ (a new
+ *     mminfo, the waiting completions copied).
  * Skips (1..0) on a device that maps nothing (qib at ABI 1).
  *
  *   uverbs_rings --hold [/dev/infiniband/uverbsN]
  *
- * For a test of the release: creates a mapped CQ, closes the descriptor with the
+ * For a test of the release: creates a mapped CQ (rdmavt's or rxe's), closes the descriptor with the
  * mapping kept, prints "mapped pid=N", unmaps at SIGUSR1, prints "unmapped",
  * and waits to be killed. The device's objects must outlive the close (the
  * mapping holds the file, as a vma holds it) and go with the munmap.
  */
 #include "uverbs_probe.h"
+#include <rdma/rdma_user_rxe.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -161,6 +178,13 @@ static int post_send(uint32_t qp, uint64_t wr_id, uint32_t len)
 	return uv_post_send(fd, qp, &s, NULL);
 }
 
+struct rxe_cq_cmd_resp {
+	struct ib_uverbs_create_cq_resp r;
+	struct rxe_create_cq_resp d;
+};
+
+static long rxe_create_cq(uint32_t cqe, struct rxe_cq_cmd_resp *rb);
+
 static volatile sig_atomic_t unmap_now;
 static void on_usr1(int sig) { (void)sig; unmap_now = 1; }
 
@@ -172,9 +196,15 @@ static int hold(const char *path)
 	void *q;
 	signal(SIGUSR1, on_usr1);
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || uv_get_context(fd, &ctx) || create_cq(4, &cqe, &off) < 0)
+	struct rxe_cq_cmd_resp rb;
+	size_t len;
+	if (fd < 0 || uv_get_context(fd, &ctx) || rxe_create_cq(4, &rb) < 0)
 		t_bail("hold: %s", strerror(errno));
-	q = map(cq_bytes(cqe), off);
+	/* both drivers answer the offset first; rxe's mminfo also gives the size */
+	cqe = rb.r.cqe;
+	off = rb.d.mi.offset;
+	len = rb.d.mi.size != 0xffffffffu ? rb.d.mi.size : cq_bytes(cqe);
+	q = map(len, off);
 	if (q == MAP_FAILED)
 		t_bail("hold: mmap: %s", strerror(errno));
 	close((int)ctx.async_fd);
@@ -183,11 +213,316 @@ static int hold(const char *path)
 	fflush(stdout);
 	while (!unmap_now)
 		pause();
-	munmap(q, cq_bytes(cqe));
+	munmap(q, len);
 	printf("unmapped\n");
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+/* ---- rxe (rdma_user_rxe.h) ---- */
+
+static long rxe_create_cq(uint32_t cqe, struct rxe_cq_cmd_resp *rb)
+{
+	struct ib_uverbs_create_cq c;
+	memset(&c, 0, sizeof(c));
+	memset(rb, 0xff, sizeof(*rb));
+	c.cqe = cqe;
+	c.comp_channel = -1;
+	c.user_handle = 0xc0;
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), rb, sizeof(*rb)))
+		return -1;
+	return rb->r.cq_handle;
+}
+
+static long rxe_create_qp(uint32_t cq, struct ib_uverbs_create_qp_resp *out, struct rxe_create_qp_resp *d)
+{
+	struct ib_uverbs_create_qp c;
+	struct {
+		struct ib_uverbs_create_qp_resp r;
+		struct rxe_create_qp_resp d;
+	} rb;
+	memset(&c, 0, sizeof(c));
+	memset(&rb, 0xff, sizeof(rb));
+	c.pd_handle = pd;
+	c.send_cq_handle = cq;
+	c.recv_cq_handle = cq;
+	c.max_send_wr = 4;
+	c.max_recv_wr = 4;
+	c.max_send_sge = 1;
+	c.max_recv_sge = 1;
+	c.qp_type = QPT_RC;
+	c.user_handle = 0x9b;
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb)))
+		return -1;
+	*out = rb.r;
+	*d = rb.d;
+	return rb.r.qp_handle;
+}
+
+static _Atomic uint32_t *producer(struct rxe_queue_buf *q) { return (_Atomic uint32_t *)&q->producer_index; }
+static _Atomic uint32_t *consumer(struct rxe_queue_buf *q) { return (_Atomic uint32_t *)&q->consumer_index; }
+static void *slot(struct rxe_queue_buf *q, uint32_t i) { return q->data + ((i & q->index_mask) << q->log2_elem_size); }
+
+/* rxe_post_one_recv: full when the next producer slot is the consumer's */
+static int rxe_ring_recv(struct rxe_queue_buf *q, uint64_t wr_id, void *addr, uint32_t len)
+{
+	uint32_t prod = atomic_load_explicit(producer(q), memory_order_relaxed);
+	if (((prod + 1) & q->index_mask) == atomic_load_explicit(consumer(q), memory_order_acquire))
+		return -1;
+	struct rxe_recv_wqe *w = slot(q, prod);
+	memset(w, 0, sizeof(*w) + sizeof(struct rxe_sge));
+	w->wr_id = wr_id;
+	w->dma.sge[0].addr = (uintptr_t)addr;
+	w->dma.sge[0].length = len;
+	w->dma.sge[0].lkey = lkey;
+	w->dma.length = w->dma.resid = len;
+	w->dma.num_sge = 1;
+	atomic_store_explicit(producer(q), (prod + 1) & q->index_mask, memory_order_release);
+	return 0;
+}
+
+/* post_one_send: the WQE at the producer, the producer moved (release); the doorbell is separate */
+static int rxe_ring_send(struct rxe_queue_buf *q, uint64_t wr_id, uint32_t len)
+{
+	uint32_t prod = atomic_load_explicit(producer(q), memory_order_relaxed);
+	if (((prod + 1) & q->index_mask) == atomic_load_explicit(consumer(q), memory_order_acquire))
+		return -1;
+	struct rxe_send_wqe *w = slot(q, prod);
+	memset(w, 0, sizeof(*w) + sizeof(struct rxe_sge));
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = IB_UVERBS_WR_SEND;
+	w->wr.send_flags = SEND_SIGNALED;
+	w->dma.sge[0].addr = (uintptr_t)buf;
+	w->dma.sge[0].length = len;
+	w->dma.sge[0].lkey = lkey;
+	w->dma.length = w->dma.resid = len;
+	w->dma.num_sge = 1;
+	atomic_store_explicit(producer(q), (prod + 1) & q->index_mask, memory_order_release);
+	return 0;
+}
+
+/* post_send_db: a POST_SEND with no WRs */
+static int rxe_doorbell(uint32_t qp)
+{
+	struct ib_uverbs_post_send c;
+	struct ib_uverbs_post_send_resp r;
+	memset(&c, 0, sizeof(c));
+	c.qp_handle = qp;
+	c.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	return uv_cmd(fd, IB_USER_VERBS_CMD_POST_SEND, &c, sizeof(c), &r, sizeof(r));
+}
+
+/* rxe_poll_cq: producer (acquire), the entry, then the consumer (release) */
+static int rxe_poll(struct rxe_queue_buf *q, struct ib_uverbs_wc *wc)
+{
+	uint32_t cons = atomic_load_explicit(consumer(q), memory_order_relaxed);
+	if (cons == atomic_load_explicit(producer(q), memory_order_acquire))
+		return 0;
+	memcpy(wc, slot(q, cons), sizeof(*wc));
+	atomic_store_explicit(consumer(q), (cons + 1) & q->index_mask, memory_order_release);
+	return 1;
+}
+
+static int rxe_wait(struct rxe_queue_buf *q, struct ib_uverbs_wc *wc)
+{
+	for (long i = 0; i < 2000000000L; i++) {
+		if (rxe_poll(q, wc))
+			return 1;
+		if ((i & 0xfff) == 0xfff)
+			sched_yield();
+	}
+	return 0;
+}
+
+static uint32_t rxe_count(struct rxe_queue_buf *q)
+{
+	return (atomic_load(producer(q)) - atomic_load(consumer(q))) & q->index_mask;
+}
+
+static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_query_port_resp *port,
+		     struct rxe_cq_cmd_resp *first)
+{
+	struct rxe_cq_cmd_resp rb;
+	struct rxe_create_qp_resp da, db, dc;
+	struct ib_uverbs_create_qp_resp qa, qb, qc;
+	struct rxe_queue_buf *cq, *sqa, *rqb, *cq2;
+	struct ib_uverbs_wc wc;
+	struct peer p;
+	uint32_t cqh;
+	long qpa, qpb, qpc;
+	void *m;
+
+	t_ok(first->d.mi.offset % PAGE == 0 && first->d.mi.offset >= PAGE, "CREATE_CQ answers a page-aligned mminfo offset");
+	t_eq(first->r.cqe, 7, "CREATE_CQ of 5: 8 slots, cqe 7 (rxe_queue_init)");
+	t_eq(first->d.mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 128),
+	     "mminfo.size: the header and 8 slots of 128 bytes, page-aligned (rxe_create_mmap_info)");
+	cqh = (uint32_t)first->r.cq_handle;
+	m = map(pages(first->d.mi.size) + PAGE, first->d.mi.offset);
+	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "mmap larger than the queue: EINVAL (rxe_mmap)");
+	m = map(PAGE, first->d.mi.offset + 64 * PAGE);
+	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "mmap at an offset nothing waits at: EINVAL");
+	cq = map(first->d.mi.size, first->d.mi.offset);
+	t_ok(cq != MAP_FAILED, "mmap of the CQ queue at its mminfo");
+	if (cq == MAP_FAILED)
+		return t_done();
+	m = map(first->d.mi.size, first->d.mi.offset);
+	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "a second mmap of a taken offset: EINVAL");
+	t_eq(cq->log2_elem_size, 7, "CQ header: log2_elem_size 7 (struct rxe_cqe, padded)");
+	t_eq(cq->index_mask, 7, "CQ header: index_mask 7");
+	t_eq(atomic_load(producer(cq)) | atomic_load(consumer(cq)), 0, "CQ header: producer and consumer 0");
+
+	qpa = rxe_create_qp(cqh, &qa, &da);
+	qpb = rxe_create_qp(cqh, &qb, &db);
+	t_ok(qpa >= 0 && qpb >= 0, "CREATE_QP with room for rxe_create_qp_resp");
+	t_eq(qa.max_send_wr, 4, "max_send_wr answered as asked (the queue's 8 slots are not told)");
+	t_eq(qa.max_recv_wr, 4, "max_recv_wr answered as asked");
+	{
+		struct ib_uverbs_query_qp_resp q;
+		t_success(uv_query_qp(fd, (uint32_t)qpa, QP_CAP, &q), errno, "QUERY_QP");
+		t_eq(q.max_send_wr, 7, "QUERY_QP: max_send_wr 7, the send queue's slots - 1 (rxe_qp_to_init)");
+		t_eq(q.max_recv_wr, 7, "QUERY_QP: max_recv_wr 7");
+	}
+	t_ok(da.rq_mi.offset != da.sq_mi.offset && da.sq_mi.offset % PAGE == 0 && da.rq_mi.offset % PAGE == 0 &&
+	     da.sq_mi.offset != first->d.mi.offset, "each queue at an mminfo offset of its own");
+	sqa = map(da.sq_mi.size, da.sq_mi.offset);
+	rqb = map(db.rq_mi.size, db.rq_mi.offset);
+	t_ok(sqa != MAP_FAILED && rqb != MAP_FAILED, "mmap of A's send queue and B's receive queue");
+	if (sqa == MAP_FAILED || rqb == MAP_FAILED)
+		return t_done();
+	t_eq(sqa->log2_elem_size, 8, "send queue: 256-byte slots (rxe_send_wqe and one SGE)");
+	t_eq(sqa->index_mask, 7, "send queue: index_mask 7");
+	t_eq(rqb->log2_elem_size, 6, "receive queue: 64-byte slots (rxe_recv_wqe and one SGE)");
+	t_eq(da.sq_mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 256), "send queue mminfo.size, page-aligned");
+
+	/* ---- an SRQ's queue, and MODIFY_SRQ's new one (its mminfo written where the command says) */
+	{
+		struct ib_uverbs_create_srq c;
+		struct {
+			struct ib_uverbs_create_srq_resp r;
+			struct rxe_create_srq_resp d;
+		} rb;
+		struct {
+			struct ib_uverbs_modify_srq c;
+			struct rxe_modify_srq_cmd d;
+		} mc;
+		struct ib_uverbs_query_srq qs;
+		struct ib_uverbs_query_srq_resp qr;
+		struct mminfo mi;
+		struct rxe_queue_buf *srq, *srq2;
+		memset(&c, 0, sizeof(c));
+		memset(&rb, 0xff, sizeof(rb));
+		c.pd_handle = pd;
+		c.max_wr = 4;
+		c.max_sge = 1;
+		c.user_handle = 0x5e;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_SRQ, &c, sizeof(c), &rb, sizeof(rb)), errno,
+			  "CREATE_SRQ with room for rxe_create_srq_resp");
+		t_eq(rb.r.max_wr, 4, "CREATE_SRQ: max_wr answered as asked");
+		t_ok(rb.d.mi.offset % PAGE == 0 && rb.d.mi.offset >= PAGE, "CREATE_SRQ: a page-aligned mminfo offset");
+		t_eq(rb.d.mi.size, pages(sizeof(struct rxe_queue_buf) + 8 * 64), "CREATE_SRQ: mminfo.size of 8 slots of 64 bytes");
+		t_ok(rb.d.srq_num != 0xffffffffu, "CREATE_SRQ: srq_num written");
+		srq = map(rb.d.mi.size, rb.d.mi.offset);
+		t_ok(srq != MAP_FAILED && srq->index_mask == 7 && srq->log2_elem_size == 6, "the SRQ's queue: 8 slots of 64 bytes");
+		memset(&mc, 0, sizeof(mc));
+		memset(&mi, 0xff, sizeof(mi));
+		mc.c.srq_handle = rb.r.srq_handle;
+		mc.c.attr_mask = 1; /* IB_SRQ_MAX_WR */
+		mc.c.max_wr = 20;
+		mc.d.mmap_info_addr = (uintptr_t)&mi;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_MODIFY_SRQ, &mc, sizeof(mc), NULL, 0), errno, "MODIFY_SRQ max_wr 20");
+		t_ok(mi.offset != rb.d.mi.offset && mi.offset % PAGE == 0, "MODIFY_SRQ: the new queue's mminfo at mmap_info_addr");
+		t_eq(mi.size, pages(sizeof(struct rxe_queue_buf) + 32 * 64), "MODIFY_SRQ: mminfo.size of 32 slots");
+		srq2 = map(mi.size, mi.offset);
+		t_ok(srq2 != MAP_FAILED && srq2->index_mask == 31, "the new queue: 32 slots");
+		memset(&qs, 0, sizeof(qs));
+		qs.srq_handle = rb.r.srq_handle;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_QUERY_SRQ, &qs, sizeof(qs), &qr, sizeof(qr)), errno, "QUERY_SRQ");
+		t_eq(qr.max_wr, 31, "QUERY_SRQ: max_wr 31, the queue's slots - 1");
+	}
+
+	qpc = rxe_create_qp(cqh, &qc, &dc);
+	t_errno(rxe_doorbell((uint32_t)qpc), errno, EINVAL, "the doorbell of a QP in RESET: EINVAL (rxe_post_send)");
+	if (!(t_have & NEED_IB)) {
+		printf("# no LIDs on %s: the data path checks need an InfiniBand port\n", "this device");
+		return t_done();
+	}
+	memset(&p, 0, sizeof(p));
+	p.lid = port->lid;
+	p.qpn = qb.qpn;
+	t_success(qp_to_rts(fd, (uint32_t)qpa, QPT_RC, &p, 3, 7, 7, 14), errno, "A to RTS towards B");
+	p.qpn = qa.qpn;
+	t_success(qp_to_rts(fd, (uint32_t)qpb, QPT_RC, &p, 3, 7, 7, 14), errno, "B to RTS towards A");
+
+	t_ok(rxe_ring_recv(rqb, 0x77, buf + 4096, 256) == 0, "a receive written into B's receive queue");
+	memcpy(buf, "ring", 4);
+	t_ok(rxe_ring_send(sqa, 0x51, 4) == 0, "a send written into A's send queue");
+	t_success(rxe_doorbell((uint32_t)qpa), errno, "the doorbell: POST_SEND with wr_count 0");
+	{
+		int seen_send = 0, seen_recv = 0;
+		for (int i = 0; i < 2 && rxe_wait(cq, &wc); i++) {
+			if (wc.wr_id == 0x51 && wc.status == WC_SUCCESS && wc.opcode == IB_UVERBS_WC_SEND)
+				seen_send = 1;
+			if (wc.wr_id == 0x77 && wc.status == WC_SUCCESS && wc.opcode == WC_RECV && wc.byte_len == 4 &&
+			    wc.qp_num == qb.qpn)
+				seen_recv = 1;
+		}
+		t_ok(seen_send, "the send's completion polled from the CQ queue");
+		t_ok(seen_recv, "the receive's completion polled from the CQ queue (wr_id, byte_len, qp_num)");
+		t_ok(memcmp(buf + 4096, "ring", 4) == 0, "the data landed in the buffer the receive WQE named");
+		t_eq(atomic_load(consumer(sqa)), 1, "A's send queue: the device moved the consumer past the WQE");
+		t_eq(atomic_load(consumer(rqb)), 1, "B's receive queue: the device moved the consumer past the WQE");
+	}
+	{
+		uint32_t n = 0;
+		while (rxe_ring_recv(rqb, 0x100 + n, buf + 8192, 64) == 0)
+			n++;
+		t_eq(n, rqb->index_mask, "the receive queue holds index_mask WQEs (slots - 1), the provider refuses the next");
+	}
+	/* ---- overflow: 8 sends complete twice each into 7 usable slots */
+	{
+		int sent = 0;
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < 4; i++)
+				sent += rxe_ring_send(sqa, 0x600 + round * 4 + i, 1) == 0;
+			rxe_doorbell((uint32_t)qpa);
+			for (int spin = 0; spin < 100000 && atomic_load(consumer(sqa)) != atomic_load(producer(sqa)); spin++)
+				sched_yield();
+		}
+		t_eq(sent, 8, "eight sends written in two batches");
+		t_eq(rxe_count(cq), 7, "a full CQ queue holds cqe (7) completions");
+		{
+			struct ib_uverbs_async_event_desc ev;
+			struct pollfd pf = { .fd = (int)ctx->async_fd, .events = POLLIN };
+			ssize_t n = poll(&pf, 1, 20000) == 1 ? read((int)ctx->async_fd, &ev, sizeof(ev)) : -1;
+			t_ok(n == sizeof(ev) && ev.event_type == IB_EVENT_CQ_ERR && ev.element == 0xc0,
+			     "IB_EVENT_CQ_ERR on the async file, naming the CQ's user_handle");
+		}
+	}
+	/* ---- resize: a new mminfo, the waiting completions copied */
+	{
+		struct ib_uverbs_resize_cq c;
+		struct {
+			struct ib_uverbs_resize_cq_resp r;
+			struct rxe_resize_cq_resp d;
+		} rr;
+		uint32_t waiting = rxe_count(cq);
+		memset(&c, 0, sizeof(c));
+		memset(&rr, 0xff, sizeof(rr));
+		c.cq_handle = cqh;
+		c.cqe = 20;
+		t_success(uv_cmd(fd, IB_USER_VERBS_CMD_RESIZE_CQ, &c, sizeof(c), &rr, sizeof(rr)), errno, "RESIZE_CQ to 20");
+		t_eq(rr.r.cqe, 31, "RESIZE_CQ of 20 answers cqe 31");
+		t_ok(rr.d.mi.offset != first->d.mi.offset && rr.d.mi.offset % PAGE == 0, "RESIZE_CQ answers a new mminfo");
+		cq2 = map(rr.d.mi.size, rr.d.mi.offset);
+		t_ok(cq2 != MAP_FAILED, "mmap of the resized CQ queue");
+		if (cq2 != MAP_FAILED) {
+			t_eq(rxe_count(cq2), waiting, "the waiting completions were copied into the new queue");
+			t_ok(rxe_poll(cq2, &wc) && wc.status == WC_SUCCESS, "polled from the new queue");
+		}
+	}
+	(void)rb;
+	return t_done();
 }
 
 int main(int argc, char **argv)
@@ -220,6 +555,22 @@ int main(int argc, char **argv)
 			t_bail("no %s", f);
 	}
 	t_detect(ibdev);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		t_bail("open %s: %s", path, strerror(errno));
+	{
+		/* rxe's CREATE_CQ fills a whole struct mminfo of the udata; rdmavt's only a u64 */
+		struct rxe_cq_cmd_resp first;
+		if (uv_get_context(fd, &ctx) || uv_query_port(fd, 1, &port))
+			t_bail("GET_CONTEXT/QUERY_PORT: %s", strerror(errno));
+		pd = (uint32_t)uv_alloc_pd(fd);
+		buf = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (uv_reg_mr(fd, pd, buf, 1 << 16, (uintptr_t)buf, ACC_LOCAL_WRITE, &lkey, &rkey) < 0)
+			t_bail("REG_MR: %s", strerror(errno));
+		if (rxe_create_cq(5, &first) >= 0 && first.d.mi.size != 0xffffffffu)
+			return rxe_rings(&ctx, &port, &first);
+		close(fd);
+	}
 	if (!(t_have & NEED_QIB) || atoi(abi) < 2) {
 		printf("1..0 # SKIP %s maps no rdmavt queues (driver %s, abi_version %s)\n", ibdev,
 		       t_have & NEED_QIB ? "qib" : "other", abi);

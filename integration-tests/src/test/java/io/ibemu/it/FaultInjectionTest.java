@@ -100,7 +100,101 @@ class FaultInjectionTest {
         }
     }
 
+    @Test
+    void ibvRcPingpongCompletesWhenItsFirstPacketIsLost() {
+        String id = ctl("fault", "add", "on=packet", "drop", "nth=1").assertOk().stdout().strip();
+        try {
+            pair("ibv_rc_pingpong", "-g 0 -n 50");
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            String log = ib.log();
+            assertTrue(log.contains("fault rule " + id + " dropped a packet leaving "), log);
+            // 4 KiB at ibv_rc_pingpong's MTU 1024 is four packets: the first lost, the responder NAKs the second
+            assertTrue(log.contains("retransmits wr_id 2 from PSN ") && log.contains("after a PSN sequence error"), log);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    @Test
+    void aQpWhoseEveryPacketIsLostEndsInRetryExceeded() {
+        String id = ctl("fault", "add", "on=packet", "drop").assertOk().stdout().strip();
+        try {
+            // ibv_rc_pingpong's retry_cnt is 7: the four packets of its first SEND are lost eight times
+            rcPingpongFailsWithRetryExceeded(id, 4 * 8);
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
+    /**
+     * perftest over cables that lose (the data, between the switches) and corrupt (the ACKs,
+     * into b) one packet in a hundred, repeatably: every WR completes, by retransmission; the log
+     * names the resends and b's PMA counts the corrupt packets in PortRcvErrors.
+     */
+    @Test
+    void ibWriteBwCompletesOverALossyLink() {
+        long before = portRcvErrors();
+        String drop = ctl("fault", "add", "on=packet", "node=sw2", "port=8", "drop", "prob=0.01", "seed=24").assertOk()
+                .stdout().strip();
+        String corrupt = ctl("fault", "add", "on=packet", "node=sw2", "port=1", "corrupt", "prob=0.01", "seed=5")
+                .assertOk().stdout().strip();
+        try {
+            Result r = pair("ib_write_bw", "-n 500 -s 65536");
+            assertTrue(r.stdout().contains("#bytes"), r.toString());
+            String list = ctl("fault", "list").stdout();
+            assertFalse(rule(list, drop).startsWith(drop + " hits=0 "), list);
+            assertFalse(rule(list, corrupt).startsWith(corrupt + " hits=0 "), list);
+            long hits = Long.parseLong(rule(list, corrupt).split(" ")[1].substring("hits=".length()));
+            assertEquals(before + hits, portRcvErrors(), "every corrupt packet counted where it arrived");
+            assertTrue(ib.log().contains("retransmits wr_id "), ib.log());
+        } finally {
+            ctl("fault", "clear", drop);
+            ctl("fault", "clear", corrupt);
+        }
+    }
+
+    /** PortRcvErrors of b's port (ibemu1 port 1), as perfquery reads it from its PMA. */
+    private static long portRcvErrors() {
+        String out = ib.exec("perfquery", "-C", "ibemu1", "-P", "1").assertOk().stdout();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("PortRcvErrors:\\.*(\\d+)").matcher(out);
+        assertTrue(m.find(), out);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** A receive ending in error: the server reads the injected status, the client Remote Operational Error. */
+    @Test
+    void ibvRcPingpongServerReadsTheInjectedReceiveStatus() {
+        String id = ctl("fault", "add", "on=wc", "side=recv", "dev=ibemu0", "status=LOC_PROT_ERR", "count=1").assertOk()
+                .stdout().strip();
+        try {
+            int port = Loopback.freePort();
+            String script = String.join("\n",
+                    "out=$(mktemp -d)",
+                    "timeout 120 ibv_rc_pingpong -d ibemu0 -g 0 -p " + port + " -n 5 > $out/server 2>&1 &",
+                    "srv=$!",
+                    Loopback.awaitListening(port, "srv"),
+                    "timeout 120 ibv_rc_pingpong -d ibemu1 -g 0 -p " + port + " -n 5 localhost > $out/client 2>&1",
+                    "c=$?",
+                    "wait $srv; s=$?",
+                    "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
+                    "rm -rf $out");
+            Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
+            assertTrue(r.stdout().contains("== server (1)"), r.toString());
+            assertTrue(r.stdout().contains("Failed status local protection error (4) for wr_id 1"), r.toString());
+            assertTrue(r.stdout().contains("== client (1)"), r.toString());
+            assertTrue(r.stdout().contains("Failed status remote operation error (11) for wr_id 2"), r.toString());
+            assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+            assertTrue(ib.log().contains("fault rule " + id + " hit wc side=recv dev=ibemu0"), ib.log());
+        } finally {
+            ctl("fault", "clear", id);
+        }
+    }
+
     private static void rcPingpongFailsWithRetryExceeded(String id) {
+        rcPingpongFailsWithRetryExceeded(id, 1);
+    }
+
+    private static void rcPingpongFailsWithRetryExceeded(String id, int hits) {
         int port = Loopback.freePort();
         // the client's first SEND fails; its server then waits for nothing and is ended once the client is done
         String script = String.join("\n",
@@ -116,7 +210,8 @@ class FaultInjectionTest {
         Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
         assertTrue(r.stdout().contains("== client (1)"), r.toString());
         assertTrue(r.stdout().contains("Failed status transport retry counter exceeded (12) for wr_id"), r.toString());
-        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=1 "), ctl("fault", "list").stdout());
+        assertTrue(rule(ctl("fault", "list").stdout(), id).startsWith(id + " hits=" + hits + " "),
+                ctl("fault", "list").stdout());
     }
 
     @Test
@@ -200,21 +295,25 @@ class FaultInjectionTest {
 
     /** PROGRAM as server on ibemu0 and client on ibemu1; both must succeed. */
     private static void pair(String program) {
+        Result r = pair(program, "-g 0 -n 50");
+        assertTrue(r.stdout().contains("iters in"), r.toString());
+    }
+
+    /** PROGRAM ARGS as server on ibemu0 and client on ibemu1; both must succeed. */
+    private static Result pair(String program, String args) {
         int port = Loopback.freePort();
         String script = String.join("\n",
                 "set -u",
                 "out=$(mktemp -d)",
-                program + " -d ibemu0 -g 0 -p " + port + " -n 50 > $out/server 2>&1 &",
+                program + " -d ibemu0 " + args + " -p " + port + " > $out/server 2>&1 &",
                 "srv=$!",
                 Loopback.awaitListening(port, "srv"),
-                "timeout 120 " + program + " -d ibemu1 -g 0 -p " + port + " -n 50 localhost > $out/client 2>&1",
+                "timeout 120 " + program + " -d ibemu1 " + args + " -p " + port + " localhost > $out/client 2>&1",
                 "c=$?",
                 "wait $srv; s=$?",
                 "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
                 "rm -rf $out",
                 "[ $c = 0 ] && [ $s = 0 ]");
-        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
-        r.assertOk();
-        assertTrue(r.stdout().contains("iters in"), r.toString());
+        return ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
     }
 }

@@ -43,8 +43,14 @@ class LivePageTest {
                 await(browser, "document.getElementById('objects').textContent",
                         s -> s != null && s.contains("ibemu0 files="));
                 Ibemu.ibemu("ctl", "--name", ib.name(), "drop", "sw2", "1", "10%").assertOk();
+                Ibemu.ibemu("ctl", "--name", ib.name(), "fault", "add", "on=packet", "corrupt", "prob=0.5", "seed=3")
+                        .assertOk();
+                Ibemu.ibemu("ctl", "--name", ib.name(), "fault", "add", "on=uverbs:REG_MR", "errno=ENOMEM", "nth=2")
+                        .assertOk();
                 await(browser, "document.getElementById('faults').textContent",
-                        s -> s != null && s.contains("sw2[1] drops 10% of its packets"));
+                        s -> s != null && s.contains("sw2[1] drops 10% of its packets")
+                                && s.contains("1 hits=0 matched=0 on=packet corrupt prob=0.5 seed=3")
+                                && s.contains("2 hits=0 matched=0 on=uverbs:REG_MR errno=ENOMEM nth=2"));
 
                 // a node picked in the drawing shows its ports
                 browser.evaluate("document.getElementById('node:sw1').dispatchEvent(new MouseEvent('click', "

@@ -24,9 +24,14 @@ class MappedQueuesTest {
 
     @BeforeAll
     static void up() {
+        ib = start("qib2");
+    }
+
+    /** Two HCAs on the two-switch fabric under OpenSM, serving {@code provider}'s profile. */
+    static Ibemu start(String provider) {
         Path topology = CPrograms.sourceDir().resolve("../resources/topology/uverbs-two-switches.net").normalize();
-        ib = Ibemu.start("--topology", topology.toString(), "--local", "hca-a", "--local", "hca-b", "--sm", "opensm",
-                "--provider", "qib2");
+        return Ibemu.start("--topology", topology.toString(), "--local", "hca-a", "--local", "hca-b", "--sm", "opensm",
+                "--provider", provider);
     }
 
     @AfterAll
@@ -45,7 +50,7 @@ class MappedQueuesTest {
     void anUnknownProfileIsOneClearMessage() {
         Result r = Ibemu.ibemu("run", "--provider", "qib9", "--", "true");
         assertTrue(r.exitCode() != 0, r.toString());
-        assertTrue(r.stderr().contains("--provider is qib1 or qib2, not 'qib9'"), r.toString());
+        assertTrue(r.stderr().contains("--provider is qib1, qib2 or rxe, not 'qib9'"), r.toString());
     }
 
     @Test

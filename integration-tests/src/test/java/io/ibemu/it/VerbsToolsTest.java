@@ -33,14 +33,23 @@ class VerbsToolsTest {
 
     /** The two-switch fabric, its devices presenting {@code kernelAbi} (null: the default, the newest). */
     static Ibemu start(String kernelAbi) {
+        return start(kernelAbi, null);
+    }
+
+    /** As {@link #start(String)}, the devices serving {@code provider}'s profile (null: the default). */
+    static Ibemu start(String kernelAbi, String provider) {
         Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
         ioctlPath = !"write-only".equals(kernelAbi);
         invokeWrite = ioctlPath && !"4.19".equals(kernelAbi);
-        if (kernelAbi == null) {
-            return Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm");
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--topology", topology.toString(),
+                "--local", "a", "--local", "b", "--sm", "opensm"));
+        if (kernelAbi != null) {
+            args.addAll(java.util.List.of("--kernel-abi", kernelAbi));
         }
-        return Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm",
-                "--kernel-abi", kernelAbi);
+        if (provider != null) {
+            args.addAll(java.util.List.of("--provider", provider));
+        }
+        return Ibemu.start(args.toArray(String[]::new));
     }
 
     /**

@@ -86,6 +86,15 @@ public final class MadLayer implements AutoCloseable {
         }, delayMs, TimeUnit.MILLISECONDS);
     }
 
+    /** Puts {@code step} on the wire's queue after {@code nanos}, as a transmit is (a MAD a fault rule delays). */
+    ScheduledFuture<?> later(Runnable step, long nanos) {
+        return timer.schedule(() -> {
+            synchronized (lock()) {
+                onWire(step);
+            }
+        }, nanos, TimeUnit.NANOSECONDS);
+    }
+
     /** Timeouts and repeats waiting in the timer's queue (cancelled ones leave it at once). */
     int timersQueued() {
         return timer.getQueue().size();
@@ -109,7 +118,11 @@ public final class MadLayer implements AutoCloseable {
      * it, as on a real one.
      */
     void transmit(Port from, Datagram d) {
-        wire.addLast(() -> cables.send(from, d));
+        onWire(() -> cables.send(from, d));
+    }
+
+    private void onWire(Runnable step) {
+        wire.addLast(step);
         if (draining) {
             return;
         }

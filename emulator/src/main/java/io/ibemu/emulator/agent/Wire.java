@@ -1,6 +1,7 @@
 package io.ibemu.emulator.agent;
 
 import io.ibemu.emulator.fabric.LinkPacket;
+import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.PacketTap;
 import io.ibemu.emulator.fabric.PhysPortState;
@@ -58,18 +59,38 @@ final class Wire {
 
     /** Puts the packet on the cable at {@code out}; lost when the link cannot carry it. */
     private Hop cross(Port out, Datagram d) {
+        return cross(out, d, true);
+    }
+
+    /** {@code faulty}: whether the port's drop rate and fault rules act (not again on a copy or a late packet). */
+    private Hop cross(Port out, Datagram d, boolean faulty) {
         Port in = out.peer().orElse(null);
         boolean smp = Mad.isSmp(d.mad());
         if (in == null || !carries(out, smp) || !carries(in, smp)) {
             return null;
         }
-        if (out.dropsOutgoing(d.mad())) {
-            // it left whole and arrives corrupt: the sender's capture sees it go, the receiver discards it
-            PacketTap sent = out.tap();
-            if (sent != null) {
-                captured(out, sent, in, null, d.onTheWire());
+        MadFault.Fate fate = faulty ? out.outgoing(d.mad()) : MadFault.Fate.PASS;
+        switch (fate.kind()) {
+            case LOST -> {
+                // it left whole and arrives corrupt: the sender's capture sees it go, the receiver discards it
+                PacketTap sent = out.tap();
+                if (sent != null) {
+                    captured(out, sent, in, null, d.onTheWire());
+                }
+                return null;
             }
-            return null;
+            case DUP -> {
+                // the copy makes its whole way first, then the original
+                travel(cross(out, d, false));
+                return cross(out, d, false);
+            }
+            case DELAY -> {
+                // it crosses this cable later (the link and port checks then apply again)
+                layer.later(() -> travel(cross(out, d, false)), fate.delayNanos());
+                return null;
+            }
+            default -> {
+            }
         }
         out.countTransmit(MAD_PACKET_OCTETS);
         in.countReceive(MAD_PACKET_OCTETS);

@@ -32,6 +32,7 @@ import io.ibemu.emulator.topology.TopologyException;
 import io.ibemu.emulator.topology.TopologyParser;
 import io.ibemu.emulator.umad.UmadDevice;
 import io.ibemu.emulator.uverbs.KernelAbi;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
@@ -66,9 +67,10 @@ final class Daemon implements AutoCloseable {
      */
     record Options(Path state, Path topology, List<String> locals, Path identity, boolean presetSubnet, boolean udev,
                    List<Path> rules, boolean rulesOnly, Path superviseStub, KernelAbi kernelAbi,
-                   Ipoib.Config ipoib, Path faults) {
+                   ProviderProfile provider, Ipoib.Config ipoib, Path faults) {
         Options(Path state, Path topology, List<String> locals, Path identity) {
-            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(), null, null);
+            this(state, topology, locals, identity, false, false, List.of(), false, null, KernelAbi.newest(),
+                    ProviderProfile.DEFAULT, null, null);
         }
     }
 
@@ -149,7 +151,7 @@ final class Daemon implements AutoCloseable {
             List<Hotplug.Plugged> initial = new ArrayList<>();
             for (LocalHca hca : hcas) {
                 UverbsDevice uverbs = new UverbsDevice(daemon.faults.attach(new Hca(hca, fabric, daemon.link)), hca.index(), o.kernelAbi(),
-                        daemon.faults);
+                        o.provider(), daemon.faults);
                 devices.addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
@@ -163,14 +165,14 @@ final class Daemon implements AutoCloseable {
             devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
                     daemon.rdmaCm);
             devices.mount(devDir);
-            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, daemon.cm);
+            InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, o.provider(), daemon.cm);
             infiniband.build(hcas);
             infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
                     RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), daemon.faults, daemon.cm), locals, () -> daemon.udev,
-                    () -> daemon.ipoib);
+                    readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm), locals,
+                    () -> daemon.udev, () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {
                 daemon.ipoib = Ipoib.start(o.ipoib(), layer, daemon.cm, initial.stream()

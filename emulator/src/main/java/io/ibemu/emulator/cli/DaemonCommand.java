@@ -60,10 +60,11 @@ final class DaemonCommand implements Callable<Integer> {
                     + "have CUSE and 231:* must be free, i.e. ib_umad/ib_uverbs not loaded).")
     String backend = "fuse";
 
-    @Option(names = "--provider", paramLabel = "qib1|qib2", defaultValue = "qib1",
+    @Option(names = "--provider", paramLabel = "qib1|qib2|rxe", defaultValue = "qib1",
             description = "Which provider the verbs devices serve: qib1 (ipathverbs at driver ABI 1: every verb a "
-                    + "write()) or qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
-                    + "with no system call; needs --backend fuse).")
+                    + "write()), qib2 (ipathverbs at driver ABI 2: CQ and receive rings mapped, polled and posted "
+                    + "with no system call) or rxe (rdma-core's rxe provider: every queue mapped, sends a doorbell "
+                    + "write, extended QP and CQ); qib2 and rxe need --backend fuse.")
     String provider = "qib1";
     @Option(names = "--kernel-abi", paramLabel = "write-only|4.19|5.4|6.1",
             description = "Which kernel's verbs ABI the uverbs devices present: write-only (no RDMA_VERBS_IOCTL: "
@@ -189,7 +190,7 @@ final class DaemonCommand implements Callable<Integer> {
         System.setProperty("ibemu.devfs.backend", backend);
         ProviderProfile profile = ProviderProfile.of(provider);
         if (profile == null) {
-            System.err.println("ibemu: --provider " + provider + ": qib1 or qib2");
+            System.err.println("ibemu: --provider " + provider + ": qib1, qib2 or rxe");
             return 2;
         }
         if (profile.mapsQueues() && backend.equals("cuse")) {
@@ -203,8 +204,6 @@ final class DaemonCommand implements Callable<Integer> {
                     + " (write-only queues) is served instead");
             profile = ProviderProfile.QIB1;
         }
-        // read by every UverbsDevice and the sysfs and netlink views of it
-        System.setProperty(ProviderProfile.PROPERTY, profile.label());
         Ipoib.Config ipoibConfig = null;
         if (ipoib) {
             try {
@@ -229,7 +228,7 @@ final class DaemonCommand implements Callable<Integer> {
             ruleDirs.addAll(rules);
             Daemon daemon = Daemon.start(new Daemon.Options(state, topology, locals, identity, sm.equals("preset"),
                     udev || !ruleDirs.isEmpty(), List.copyOf(ruleDirs), !rulesOnly.isEmpty(), superviseStub, abi,
-                    ipoibConfig, faults));
+                    profile, ipoibConfig, faults));
             started.set(daemon);
             running = true;
             Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "shutdown"));

@@ -18,6 +18,7 @@ import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.umad.UmadDevice;
 import io.ibemu.emulator.uverbs.KernelAbi;
+import io.ibemu.emulator.uverbs.ProviderProfile;
 import io.ibemu.emulator.uverbs.UverbsDevice;
 import io.ibemu.udev.UdevWorker;
 
@@ -54,8 +55,8 @@ final class Hotplug {
 
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
-                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, Faults faults,
-                   Cm cm) {
+                   Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, ProviderProfile provider,
+                   Faults faults, Cm cm) {
     }
 
     private final Machine m;
@@ -192,7 +193,7 @@ final class Hotplug {
             umads.add(umad);
         }
         UverbsDevice uverbs = new UverbsDevice(m.faults().attach(new Hca(hca, m.fabric(), m.link())), hca.index(), m.kernelAbi(),
-                m.faults());
+                m.provider(), m.faults());
         m.devices().addCharDevice("uverbs" + hca.index(), UverbsDevice.MAJOR, uverbs.minor(), 0666, uverbs);
         m.devices().show("uverbs" + hca.index());
         return new Plugged(hca, umads, uverbs);

@@ -415,7 +415,19 @@ public final class Port {
      * the wire with the fabric lock held.
      */
     public boolean dropsOutgoing(byte[] mad) {
-        return (dropsByRate(mad) || node.fabric().madFault().drops(this, mad)) && lostOnTheWire();
+        return outgoing(mad).kind() == MadFault.Kind.LOST;
+    }
+
+    /**
+     * What becomes of the packet carrying {@code mad} as it leaves this port: lost as {@link
+     * #dropsOutgoing} says, or duplicated or delayed by a fault rule. Called by the wire with the fabric lock held.
+     */
+    public MadFault.Fate outgoing(byte[] mad) {
+        MadFault.Fate f = dropsByRate(mad) ? MadFault.Fate.LOST : node.fabric().madFault().fate(this, mad);
+        if (f.kind() == MadFault.Kind.LOST) {
+            lostOnTheWire();
+        }
+        return f;
     }
 
     /** The port's own drop rate (ctl drop) decides: the draw is made only for a MAD it applies to. */

@@ -37,20 +37,35 @@ import java.util.regex.Pattern;
  * @param status the completion status a work request gets (ibv_wc_status), -1 for none
  * @param event  the asynchronous event raised, null for none
  * @param flap   how long a flapped cable stays out, null for none
- * @param drop   whether the packet is lost
+ * @param harm   what happens to a packet or MAD on its cable, null for nothing
+ * @param delay  how much later a MAD arrives, null for no delay
  */
 public record FaultRule(Point point, String name, Map<String, String> scope, long nth, long every, double prob,
                         long seed, long count, Duration after, Duration lasting, int errno, int status,
-                        AsyncEvent.Type event, Duration flap, boolean drop) {
+                        AsyncEvent.Type event, Duration flap, Harm harm, Duration delay) {
+
+    /** What a cable does to a packet it hits: the words of the grammar, valueless. */
+    public enum Harm {
+        /** Lost on the way. */
+        DROP,
+        /** Arrives twice. */
+        DUP,
+        /** Arrives with a bad ICRC/VCRC: the receiver discards it and counts PortRcvErrors. */
+        CORRUPT,
+        /** Arrives after the packet behind it. */
+        REORDER;
+
+        String word() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Every key of the grammar, so that a key the point does not take is told apart from a typo. */
     private static final Set<String> WHERE = Set.of("dev", "port", "node", "link", "pid", "comm", "qpn", "opcode",
-            "class", "attr", "method");
+            "class", "attr", "method", "side");
     private static final Set<String> WHEN = Set.of("nth", "every", "prob", "seed", "count", "after", "for");
     private static final Set<String> EFFECTS = Set.of("errno", "delay", "status", "drop", "dup", "corrupt",
             "reorder", "event", "flap");
-    /** Points of the grammar this emulator does not serve yet: refused with that said. */
-    private static final Set<String> NOT_YET = Set.of("ucma", "packet");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(us|ms|s|m)");
     private static final Map<String, Integer> ERRNOS = constants(Errno.class, "E");
     /** ibv_wc_status by name; SUCCESS is no fault. */
@@ -98,10 +113,6 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         String pointWord = (colon < 0 ? on : on.substring(0, colon)).toLowerCase(Locale.ROOT);
         Point point = Point.of(pointWord);
         if (point == null) {
-            if (NOT_YET.contains(pointWord)) {
-                throw new FaultSyntaxException("on=" + pointWord + " is not served yet by this emulator: rules act on "
-                        + points());
-            }
             throw new FaultSyntaxException("on=" + on + ": unknown point '" + pointWord + "': rules act on " + points());
         }
         String name = colon < 0 ? null : on.substring(colon + 1);
@@ -186,17 +197,33 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         if (scope.containsKey("link") && !scope.get("link").matches(".+/\\d{1,3}")) {
             throw new FaultSyntaxException("link=" + scope.get("link") + " is not NODE/PORT, e.g. link=local/1");
         }
-        boolean drop = pairs.containsKey("drop");
-        if (drop && pairs.get("drop") != null) {
-            throw new FaultSyntaxException("drop takes no value: write drop");
+        Harm harm = null;
+        for (Harm h : Harm.values()) {
+            if (pairs.containsKey(h.word())) {
+                if (pairs.get(h.word()) != null) {
+                    throw new FaultSyntaxException(h.word() + " takes no value: write " + h.word());
+                }
+                if (harm != null) {
+                    throw new FaultSyntaxException(harm.word() + " and " + h.word() + " together: a rule does one "
+                            + "thing to a packet (write two rules)");
+                }
+                harm = h;
+            }
         }
-        if (errno == 0 && status < 0 && event == null && flap == null && !drop) {
+        Duration delay = duration(pairs, "delay");
+        if (delay != null && harm != null) {
+            throw new FaultSyntaxException("delay= and " + harm.word() + " together: a rule does one thing to a "
+                    + "packet (write two rules)");
+        }
+        if (errno == 0 && status < 0 && event == null && flap == null && harm == null && delay == null) {
             throw new FaultSyntaxException("on=" + point.word + " needs an effect: " + switch (point) {
                 case UVERBS, UMAD -> "errno=E, e.g. errno=ENOMEM";
                 case WC -> "status=S, e.g. status=RETRY_EXC_ERR";
                 case EVENT -> "event=T, e.g. event=QP_FATAL";
                 case LINK -> "flap=DURATION, e.g. flap=2s";
-                case MAD -> "drop";
+                case MAD -> "drop, dup, corrupt or delay=DURATION";
+                case PACKET -> "drop, dup, corrupt or reorder";
+                case UCMA -> "errno=E, e.g. errno=ENODEV";
             });
         }
         if (point.once) {
@@ -208,7 +235,7 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             }
         }
         return new FaultRule(point, name, scope, nth, every, prob, seed, count, after == null ? Duration.ZERO : after,
-                lasting, errno, status, event, flap, drop);
+                lasting, errno, status, event, flap, harm, delay);
     }
 
     /** The rule in its canonical words: what {@link #parse} reads back to an equal rule. */
@@ -229,8 +256,11 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
         if (flap != null) {
             w.add("flap=" + flap.toMillis() + "ms");
         }
-        if (drop) {
-            w.add("drop");
+        if (harm != null) {
+            w.add(harm.word());
+        }
+        if (delay != null) {
+            w.add("delay=" + micros(delay));
         }
         if (nth != 0) {
             w.add("nth=" + nth);
@@ -252,6 +282,12 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             w.add("for=" + lasting.toMillis() + "ms");
         }
         return String.join(" ", w);
+    }
+
+    /** A duration in the grammar's words, exactly: delay=500us reads back as 500us. */
+    private static String micros(Duration d) {
+        long us = d.toNanos() / 1000;
+        return us % 1000 == 0 ? us / 1000 + "ms" : us + "us";
     }
 
     /** The errno's name as errno(3) spells it. */
@@ -279,6 +315,14 @@ public record FaultRule(Point point, String name, Map<String, String> scope, lon
             case "pid", "port", "qpn" -> Long.toString(integer(key, value, 0));
             case "class", "method" -> Long.toString(bounded(key, value, 0xff));
             case "attr" -> Long.toString(bounded(key, value, 0xffff));
+            case "side" -> {
+                String s = value.toLowerCase(Locale.ROOT);
+                if (!s.equals("send") && !s.equals("recv")) {
+                    throw new FaultSyntaxException("side=" + value + ": write side=send (a send WR's completion, the "
+                            + "default) or side=recv (a receive's)");
+                }
+                yield s;
+            }
             case "opcode" -> {
                 String o = value.toUpperCase(Locale.ROOT);
                 if (!OPCODES.containsKey(o)) {

@@ -1,11 +1,15 @@
 package io.ibemu.emulator.fault;
 
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.emulator.hca.CompletionFault;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.hca.PacketFault;
 import io.ibemu.emulator.hca.QueuePair;
 import io.ibemu.emulator.hca.SendWorkRequest;
+import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
@@ -102,14 +106,14 @@ public final class Faults {
     /** Makes {@code fabric}'s cables subject to on=link rules and its MADs to on=mad rules. */
     public void attach(Fabric fabric) {
         this.fabric = fabric;
-        fabric.madFault(this::dropsMad);
+        fabric.madFault(this::mad);
     }
 
-    /** The fault point of a MAD leaving {@code out} (under the fabric lock): lost if a drop rule hits it. */
-    private boolean dropsMad(Port out, byte[] mad) {
+    /** The fault point of a MAD leaving {@code out} (under the fabric lock): the effect of the first rule that hits it. */
+    private MadFault.Fate mad(Port out, byte[] mad) {
         List<Armed> now = rules;
         if (now.isEmpty() || mad.length < 24) {
-            return false;
+            return MadFault.Fate.PASS;
         }
         Facts facts = key -> switch (key) {
             case "node" -> out.node().id();
@@ -121,26 +125,94 @@ public final class Faults {
         };
         for (Armed a : now) {
             if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
-                LOG.log(System.Logger.Level.INFO, "fault rule {0} dropped a MAD leaving {1}: class 0x{2} method 0x{3} "
-                        + "attribute 0x{4}", a.id, out, Integer.toHexString(mad[1] & 0xff),
-                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)));
-                return true;
+                FaultRule r = a.rule;
+                String what = r.delay() != null ? "delayed by " + r.delay().toNanos() / 1000 + " us"
+                        : r.harm() == FaultRule.Harm.DUP ? "duplicated" : r.harm() == FaultRule.Harm.CORRUPT
+                        ? "corrupted" : "dropped";
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} {1} a MAD leaving {2}: class 0x{3} method 0x{4} "
+                        + "attribute 0x{5} TID 0x{6}", a.id, what, out, Integer.toHexString(mad[1] & 0xff),
+                        Integer.toHexString(mad[3] & 0xff), Integer.toHexString((mad[16] & 0xff) << 8 | (mad[17] & 0xff)),
+                        Long.toHexString(java.nio.ByteBuffer.wrap(mad, 8, 8).getLong()));
+                if (r.delay() != null) {
+                    return MadFault.Fate.delay(r.delay().toNanos());
+                }
+                return r.harm() == FaultRule.Harm.DUP ? MadFault.Fate.DUP : MadFault.Fate.LOST;
             }
         }
-        return false;
+        return MadFault.Fate.PASS;
     }
 
-    /** Makes {@code hca}'s send completions and events subject to the rules; returns it. */
+    /** Makes {@code hca}'s send completions, packets and events subject to the rules; returns it. */
     public Hca attach(Hca hca) {
         hcas.put(hca.local().name(), hca);
-        hca.completionFault((qp, wr, status) -> completion(hca, qp, wr, status));
+        hca.completionFault(new CompletionFault() {
+            @Override
+            public int status(QueuePair qp, SendWorkRequest wr, int status) {
+                return completion(hca, qp, wr, status);
+            }
+
+            @Override
+            public int receiveStatus(QueuePair qp, WorkCompletion wc) {
+                return receipt(hca, qp, wc);
+            }
+        });
+        hca.packetFault(new PacketFault() {
+            @Override
+            public boolean armed() {
+                return packetsArmed;
+            }
+
+            @Override
+            public Fate fate(Port out, QueuePair requester, int opcode, boolean response, int psn) {
+                return packet(out, requester, opcode, response, psn);
+            }
+        });
         return hca;
+    }
+
+    /** Whether an on=packet rule is in the table: the transports go packet by packet only then. */
+    private volatile boolean packetsArmed;
+
+    /**
+     * The fault point of a verbs packet leaving {@code out} (under the model lock): the harm of the
+     * first on=packet rule that hits it. qpn= names the requesting QP: its requests and the answers to them.
+     */
+    private PacketFault.Fate packet(Port out, QueuePair requester, int opcode, boolean response, int psn) {
+        Facts facts = key -> switch (key) {
+            case "node" -> out.node().id();
+            case "port" -> Integer.toString(out.number());
+            case "qpn" -> Integer.toString(requester.qpNum());
+            case "opcode" -> FaultRule.opcodeName(opcode);
+            default -> null;
+        };
+        for (Armed a : rules) {
+            if (a.rule.point() == Point.PACKET && scoped(a.rule, facts) && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} {1} a packet leaving {2}: {3} {4} PSN 0x{5} of QP 0x{6}",
+                        a.id, switch (a.rule.harm()) {
+                            case DROP -> "dropped";
+                            case DUP -> "duplicated";
+                            case CORRUPT -> "corrupted";
+                            case REORDER -> "reordered";
+                        }, out, FaultRule.opcodeName(opcode), response ? "response to" : "request",
+                        Integer.toHexString(psn), Integer.toHexString(requester.qpNum()));
+                return switch (a.rule.harm()) {
+                    case DROP -> PacketFault.Fate.DROP;
+                    case DUP -> PacketFault.Fate.DUP;
+                    case CORRUPT -> PacketFault.Fate.CORRUPT;
+                    case REORDER -> PacketFault.Fate.REORDER;
+                };
+            }
+        }
+        return PacketFault.Fate.PASS;
     }
 
     /** Adds a rule read from {@code text}; its id. An on=event rule raises its event now, or is refused. */
     public int add(String text) throws FaultSyntaxException {
         FaultRule rule = FaultRule.parse(text);
         Hca target = rule.point() == Point.EVENT || rule.point() == Point.WC ? hca(rule) : null;
+        if (rule.point() == Point.PACKET) {
+            packetNode(rule);
+        }
         Set<String> offered = names.get(rule.point());
         if (rule.name() != null && offered != null && !offered.contains(rule.name())) {
             throw new FaultSyntaxException("on=" + rule.point().word() + ":" + rule.name() + " names no "
@@ -160,10 +232,22 @@ public final class Faults {
         synchronized (this) {
             List<Armed> next = new ArrayList<>(rules);
             next.add(armed);
-            rules = List.copyOf(next);
+            replace(next);
         }
         LOG.log(System.Logger.Level.INFO, "fault rule {0} added: {1}", id, rule);
         return id;
+    }
+
+    /** on=packet: a node= naming no node of the fabric would never be hit, so it is refused. */
+    private void packetNode(FaultRule rule) throws FaultSyntaxException {
+        String id = rule.scope().get("node");
+        Fabric f = fabric;
+        if (id == null || f == null) {
+            return;
+        }
+        if (f.node(id).isEmpty()) {
+            throw new FaultSyntaxException("node=" + id + ": no node '" + id + "' in the fabric");
+        }
     }
 
     /** The HCA a rule names with dev=, or the only one. */
@@ -254,6 +338,7 @@ public final class Faults {
             case "dev" -> hca.local().name();
             case "qpn" -> Integer.toString(qp.qpNum());
             case "opcode" -> FaultRule.opcodeName(wr.opcode());
+            case "side" -> "send";
             default -> null;
         };
         for (Armed a : now) {
@@ -265,6 +350,31 @@ public final class Faults {
             }
         }
         return status;
+    }
+
+    /** The fault point of a receive completion (under the model lock): the status of the first side=recv rule that hits it. */
+    private int receipt(Hca hca, QueuePair qp, WorkCompletion wc) {
+        List<Armed> now = rules;
+        if (now.isEmpty()) {
+            return wc.status();
+        }
+        Facts facts = key -> switch (key) {
+            case "dev" -> hca.local().name();
+            case "qpn" -> Integer.toString(qp.qpNum());
+            case "side" -> "recv";
+            default -> null; // opcode= names a send WR's opcode: a receive has none
+        };
+        for (Armed a : now) {
+            // a rule without side= stays with send completions, as before receives could be hit
+            if (a.rule.point() == Point.WC && "recv".equals(a.rule.scope().get("side")) && scoped(a.rule, facts)
+                    && a.decide()) {
+                LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc side=recv dev={1} qpn={2} wr_id={3}: status {4}",
+                        a.id, hca.local().name(), qp.qpNum(), Long.toUnsignedString(wc.wrId()),
+                        FaultRule.statusName(a.rule.status()));
+                return a.rule.status();
+            }
+        }
+        return wc.status();
     }
 
     /** True while no rule is armed: a hot point may then skip describing its event. */
@@ -280,7 +390,7 @@ public final class Faults {
     /** Removes every rule; how many went. */
     public synchronized int clear() {
         int n = rules.size();
-        rules = List.of();
+        replace(List.of());
         return n;
     }
 
@@ -288,8 +398,14 @@ public final class Faults {
     public synchronized boolean clear(int id) {
         List<Armed> next = new ArrayList<>(rules);
         boolean removed = next.removeIf(a -> a.id == id);
-        rules = List.copyOf(next);
+        replace(next);
         return removed;
+    }
+
+    /** The new table (under this), and whether the transports must now go packet by packet. */
+    private void replace(List<Armed> next) {
+        rules = List.copyOf(next);
+        packetsArmed = next.stream().anyMatch(a -> a.rule.point() == Point.PACKET);
     }
 
     /**

@@ -12,12 +12,18 @@ public enum Point {
     UVERBS("uverbs", true, false, Set.of("dev", "pid", "comm"), Set.of("errno")),
     /** A write(), read() or ioctl() on /dev/infiniband/umadN, before it acts. */
     UMAD("umad", true, false, Set.of("node", "port", "pid", "comm"), Set.of("errno")),
-    /** A send work request's completion, as the requester finishes it. */
-    WC("wc", false, false, Set.of("dev", "qpn", "opcode"), Set.of("status")),
+    /** A work completion: a send WR's as the requester finishes it, or a receive's (side=recv) as the responder does. */
+    WC("wc", false, false, Set.of("dev", "qpn", "opcode", "side"), Set.of("status")),
     /** An asynchronous event, raised once when the rule is added. */
     EVENT("event", false, true, Set.of("dev", "port", "qpn"), Set.of("event")),
-    /** A MAD leaving a port for its cable (SMPs, GMPs): lost there, counted in PortRcvErrors at the far end. */
-    MAD("mad", false, false, Set.of("node", "port", "class", "attr", "method"), Set.of("drop")),
+    /** A MAD leaving a port for its cable (SMPs, GMPs): lost, corrupt, duplicated or late on it. */
+    MAD("mad", false, false, Set.of("node", "port", "class", "attr", "method"), Set.of("drop", "dup", "corrupt",
+            "delay")),
+    /** A verbs packet (RC, UC, UD request or RC answer) leaving an HCA port, by PSN. */
+    PACKET("packet", false, false, Set.of("node", "port", "qpn", "opcode"), Set.of("drop", "dup", "corrupt",
+            "reorder")),
+    /** An rdma_cm command on /dev/infiniband/rdma_cm, by its kernel name, before it acts (wired with the rdmacm room). */
+    UCMA("ucma", true, false, Set.of("pid", "comm"), Set.of("errno")),
     /** A cable, flapped once when the rule is added: cut, then plugged back in. */
     LINK("link", false, true, Set.of("link"), Set.of("flap"));
 

@@ -53,7 +53,7 @@ final class Completer {
         hca.requester.cancelRetry(qp);
         qp.sqDraining = false; // whichever side failed: ERR drains nothing
         while (!qp.sq.isEmpty()) {
-            flushSend(qp, qp.sq.poll());
+            flushSend(qp, qp.takeSend());
         }
         for (ReceiveWorkRequest r = qp.rq.peek(); r != null; r = qp.rq.peek()) {
             qp.rq.consume();

@@ -10,4 +10,12 @@ public interface CompletionFault {
     CompletionFault NONE = (qp, wr, status) -> status;
 
     int status(QueuePair qp, SendWorkRequest wr, int status);
+
+    /**
+     * The status a successful receive completion {@code wc} of {@code qp} gets instead (its own
+     * when none): an error then ends the receive and moves the QP to ERR, as a responder's local error does.
+     */
+    default int receiveStatus(QueuePair qp, WorkCompletion wc) {
+        return wc.status();
+    }
 }

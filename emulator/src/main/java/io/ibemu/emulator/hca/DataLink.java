@@ -116,6 +116,34 @@ public final class DataLink implements AutoCloseable {
         }
     }
 
+    /**
+     * The ports a unicast packet from {@code from} to {@code dlid} leaves by, cable after cable as
+     * {@link #transmit} routes it (where packet fault rules act); just {@code from} for a loopback
+     * or a multicast DLID, whose packets meet the rules where they leave the HCA.
+     */
+    List<Port> path(Port from, int dlid) {
+        synchronized (fabric.lock()) {
+            if (dlid >= MULTICAST_BASE && dlid != PERMISSIVE_LID || isOwnLid(from, dlid)) {
+                return List.of(from);
+            }
+            List<Port> hops = new ArrayList<>();
+            Port out = from;
+            for (int hop = 0; hop < MAX_HOPS; hop++) {
+                hops.add(out);
+                Port in = out.peer().orElse(null);
+                if (in == null || in.node().type() != NodeType.SWITCH) {
+                    break;
+                }
+                int p = in.node().route(dlid);
+                if (p == 0 || p > in.node().portCount() || p == in.number()) {
+                    break;
+                }
+                out = in.node().port(p);
+            }
+            return hops;
+        }
+    }
+
     private List<Port> multicast(Port from, int mlid, Traffic traffic) {
         List<Port> reached = new ArrayList<>();
         if (!carries(from)) {

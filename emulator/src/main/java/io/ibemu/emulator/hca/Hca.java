@@ -60,6 +60,8 @@ public final class Hca implements AutoCloseable {
     final Completer completer;
     /** Consulted by the requester for each send completion. */
     volatile CompletionFault completionFault = CompletionFault.NONE;
+    /** Consulted by the transports for each packet leaving this HCA's ports while armed. */
+    volatile PacketFault packetFault = PacketFault.NONE;
     final MulticastGroups multicast = new MulticastGroups();
     private final MemoryRegistration registration = new MemoryRegistration(this);
     private final QpModify qpModify = new QpModify(this);
@@ -116,6 +118,11 @@ public final class Hca implements AutoCloseable {
     /** What a fault rule makes of each send completion (CompletionFault.NONE: nothing). */
     public void completionFault(CompletionFault fault) {
         this.completionFault = fault;
+    }
+
+    /** What a fault rule makes of each packet leaving this HCA (PacketFault.NONE: nothing). */
+    public void packetFault(PacketFault fault) {
+        this.packetFault = fault;
     }
 
     /**
@@ -340,6 +347,21 @@ public final class Hca implements AutoCloseable {
         return registration.region(key);
     }
 
+    /** Under the model lock: a BIND_MW's outcome (a {@link WcStatus}). */
+    int bindWindow(QueuePair qp, MwBind bind) {
+        return bind == null ? WcStatus.MW_BIND_ERR : registration.bind(qp, bind);
+    }
+
+    /** Under the model lock: LOCAL_INV or SEND_WITH_INV of {@code rkey}; false when refused. */
+    boolean invalidateWindow(QueuePair qp, int rkey) {
+        return registration.invalidate(qp, rkey);
+    }
+
+    /** Under the model lock: remote access through an MR's or a window's rkey; null when refused. */
+    MemoryRegistration.Target remote(QueuePair qp, ProtectionDomain pd, int rkey, long va, long len, int access) {
+        return registration.remote(qp, pd, rkey, va, len, access);
+    }
+
     /** alloc_mw. @throws Errno EINVAL for a type other than 1 or 2 */
     public MemoryWindow allocMw(ProtectionDomain pd, int type) throws Errno {
         return registration.allocMw(pd, type);
@@ -397,6 +419,16 @@ public final class Hca implements AutoCloseable {
     public void shareReceiveRing(QueuePair qp, ReceiveRing ring) {
         synchronized (lock()) {
             qp.rq = move(qp.rq, ring);
+        }
+    }
+
+    /**
+     * A provider layer's ring becomes the send queue of {@code qp} (create_qp): from now on
+     * post_send is its doorbell and the WRs come from the ring.
+     */
+    public void shareSendRing(QueuePair qp, SendRing ring) {
+        synchronized (lock()) {
+            qp.sendRing = ring;
         }
     }
 

@@ -170,15 +170,104 @@ final class MemoryRegistration {
         }
     }
 
-    /** dealloc_mw. @throws Errno EINVAL if not allocated */
+    /** dealloc_mw: a bound window lets its region go. @throws Errno EINVAL if not allocated */
     void dealloc(MemoryWindow mw) throws Errno {
         synchronized (hca.lock()) {
-            if (mws.get(mw.rkey()) != mw) {
+            if (mws.get(mw.rkey) != mw) {
                 throw Errno.of(Errno.EINVAL);
             }
-            mws.remove(mw.rkey());
+            mws.remove(mw.rkey);
+            mw.unbind();
             mw.pd().users--;
         }
+    }
+
+    /**
+     * A BIND_MW work request of {@code qp} (rxe_bind_mw, rxe_check_bind_mw): SUCCESS, or
+     * MW_BIND_ERR with the window unchanged. Type 1: in the QP's PD, any state, length 0
+     * unbinds. Type 2: free, in the QP's PD, a region and a length. The region: the window's
+     * PD, MW_BIND access, not zero-based, LOCAL_WRITE where the window grants remote write or
+     * atomics, the range inside it; the new rkey keeps the window's index.
+     */
+    int bind(QueuePair qp, MwBind b) {
+        MemoryWindow mw = mws.get(b.mwRkey());
+        if (mw == null || mw.pd() != qp.pd() || (b.newRkey() & ~0xFF) != (mw.rkey & ~0xFF)
+                || (b.access() & Access.ZERO_BASED) != 0) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        MemoryRegion mr = null;
+        if (b.length() != 0) {
+            mr = mrs.get(b.mrLkey());
+            if (mr == null) {
+                return WcStatus.MW_BIND_ERR;
+            }
+        }
+        if (mw.type() == 2 && (mw.bound || mr == null)) {
+            return WcStatus.MW_BIND_ERR;
+        }
+        if (mr != null) {
+            boolean remoteWrites = (b.access() & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0;
+            if (mr.pd() != mw.pd() || (mr.access() & Access.ZERO_BASED) != 0 || (mr.access() & Access.MW_BIND) == 0
+                    || remoteWrites && (mr.access() & Access.LOCAL_WRITE) == 0
+                    || b.addr() < mr.iova() || b.length() > mr.length() || b.addr() - mr.iova() > mr.length() - b.length()) {
+                return WcStatus.MW_BIND_ERR;
+            }
+        }
+        mw.unbind();
+        mws.remove(mw.rkey);
+        mw.rkey = b.newRkey();
+        mws.put(mw.rkey, mw);
+        if (mr != null) {
+            mr.boundWindows++;
+            mw.mr = mr;
+            mw.addr = b.addr();
+            mw.length = b.length();
+            mw.access = b.access();
+            mw.qp = mw.type() == 2 ? qp : null;
+            mw.bound = mw.type() == 2;
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    /**
+     * LOCAL_INV, or a SEND_WITH_INV's remote invalidation (rxe_invalidate_mw): a bound type 2
+     * window of the QP's PD goes free. False for a key of no window, a type 1 window, or one
+     * not bound (the model has no fast-registration MRs to invalidate).
+     */
+    boolean invalidate(QueuePair qp, int rkey) {
+        MemoryWindow mw = mws.get(rkey);
+        if (mw == null || mw.type() != 2 || !mw.bound || mw.pd() != qp.pd()) {
+            return false;
+        }
+        mw.unbind();
+        mw.bound = false;
+        return true;
+    }
+
+    /** A window's grant of remote access: the region and host address of {@code len} bytes at {@code va}. */
+    record Target(MemoryRegion mr, long host) {
+    }
+
+    /**
+     * rxe_check_rkey: the region behind {@code rkey} for {@code len} bytes at {@code va} with
+     * {@code access}, from {@code qp} whose memory lives in {@code pd}; null when refused. An
+     * MR key needs the region's own access; a window's key, the window's access and range (a
+     * type 2 window only from the QP it is bound to).
+     */
+    Target remote(QueuePair qp, ProtectionDomain pd, int rkey, long va, long len, int access) {
+        MemoryRegion mr = mrs.get(rkey);
+        if (mr != null) {
+            long host = mr.pd() == pd ? mr.translate(va, len, access) : -1;
+            return host < 0 ? null : new Target(mr, host);
+        }
+        MemoryWindow mw = mws.get(rkey);
+        if (mw == null || mw.mr == null || mw.pd() != pd || mw.type() == 2 && mw.qp != qp
+                || (mw.access & access) != access || len < 0 || va < mw.addr || len > mw.length
+                || va - mw.addr > mw.length - len) {
+            return null;
+        }
+        long host = mw.mr.translate(va, len, 0);
+        return host < 0 ? null : new Target(mw.mr, host);
     }
 
     /** Live regions. */

@@ -31,6 +31,9 @@ final class QpModify {
         if ((mask & QpAttributeMask.SQ_PSN) != 0) {
             qp.sendPsn = qp.attrs.sqPsn();
         }
+        if ((mask & QpAttributeMask.RQ_PSN) != 0) {
+            qp.recvPsn = qp.attrs.rqPsn();
+        }
         transitioned(qp, was, next, attrs, mask);
     }
 
@@ -133,7 +136,7 @@ final class QpModify {
         }
         if (next == QpState.RESET && was != QpState.RESET) {
             hca.requester.cancelRetry(qp);
-            qp.sq.clear();
+            qp.clearSend();
             qp.rq.clear();
         } else if (next == QpState.ERR && was != QpState.ERR) {
             hca.completer.entered(qp);

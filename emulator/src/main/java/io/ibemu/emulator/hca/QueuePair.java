@@ -23,6 +23,8 @@ public final class QueuePair {
 
     QpAttributes attrs;
     final ArrayDeque<SendWqe> sq = new ArrayDeque<>();
+    /** Where posted send WRs come from when the program produces them in shared memory; null: post_send's list. */
+    SendRing sendRing;
     /** The receive queue's WRs: the model's own until a provider shares a ring ({@link Hca#shareReceiveRing}). */
     ReceiveRing rq;
     /** The retry the head of the send queue waits for (RNR or transport timer); null when none. */
@@ -40,6 +42,11 @@ public final class QueuePair {
     int sendPsn;
     /** The responder's message sequence number (AETH MSN, IBA 9.7.5.1.1): messages it acknowledged. */
     int msn;
+    /** The responder's expected PSN (ePSN, set by RQ_PSN, IBA 9.7.5.1): a request below it is a duplicate. */
+    int recvPsn;
+    /** The PSN and original value of the last atomic executed: a duplicate gets it back, not run again (IBA 9.7.5.1.2). */
+    int atomicPsn = -1;
+    long atomicOriginal;
 
     QueuePair(Hca hca, ProtectionDomain pd, QpInitAttributes init, int qpNum, QpCapabilities capabilities) {
         this.hca = hca;
@@ -109,13 +116,33 @@ public final class QueuePair {
         return attrs.qpState();
     }
 
+    /** Takes the head of the send queue; a shared ring gets its slot back (the WR's copy lives on). */
+    SendWqe takeSend() {
+        SendWqe w = sq.poll();
+        if (w != null && sendRing != null) {
+            sendRing.retire();
+        }
+        return w;
+    }
+
+    /** Drops every send WR (RESET): a shared ring gets all their slots back. */
+    void clearSend() {
+        while (takeSend() != null) {
+            // each slot retired in order
+        }
+    }
+
     /** A posted send WR and its retry budget, reset when it starts (rdmavt s_retry / s_rnr_retry). */
     static final class SendWqe {
         final SendWorkRequest wr;
         final boolean signaled;
+        /** Fetched from a shared ring but not a WR this QP can run: completes with LOC_QP_OP_ERR. */
+        boolean invalid;
         int retryLeft;
         int rnrLeft;
         boolean started;
+        /** The packet to send from: a request packet after a NAK, a READ response packet after a gap (IBA 9.7.5.2). */
+        int resume;
 
         SendWqe(SendWorkRequest wr, boolean signaled) {
             this.wr = wr;

@@ -12,11 +12,13 @@ import java.util.List;
  * memory, sends the message through the {@link DataLink}, hands it to the remote {@link
  * Responder} and acts on its answer. An RNR NAK or a lost message makes the head WR wait for a
  * retry on the timer thread (min_rnr_timer / local ACK timeout), holding back the WRs behind it,
- * until rnr_retry / retry_cnt run out. Runs under the model lock.
+ * until rnr_retry / retry_cnt run out. While packet fault rules are armed a message moves packet
+ * by packet instead ({@link PacketTransport}). Runs under the model lock.
  */
 final class Requester {
+    private static final System.Logger LOG = System.getLogger(Requester.class.getName());
     /** IBA table 45 (RNR NAK timer field), in nanoseconds: code 0 is the longest, 655.36 ms. */
-    private static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
+    static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
         120_000, 160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000,
         3_840_000, 5_120_000, 7_680_000, 10_240_000, 15_360_000, 20_480_000, 30_720_000, 40_960_000, 61_440_000,
         81_920_000, 122_880_000, 163_840_000, 245_760_000, 327_680_000, 491_520_000};
@@ -26,10 +28,19 @@ final class Requester {
     private final Hca hca;
     /** Larger payloads get a buffer of their own (and give it back to the GC) rather than one kept. */
     private final StagingBuffer staging = new StagingBuffer(); // guarded by the model lock
+    /** The packet-by-packet path, taken while packet fault rules are armed. */
+    private final PacketTransport packets;
 
-    private enum Kind { DONE, RNR, LOST }
+    /**
+     * DONE: the WR ends; RNR: retry after the NAK's timer; LOST: retry after the local ACK timeout;
+     * RESEND: retry now (a NAK sequence error, a READ response gap).
+     */
+    enum Kind { DONE, RNR, LOST, RESEND }
 
-    private record Outcome(Kind kind, int status, int byteLen, long delayNanos) {
+    static final Outcome LOST = new Outcome(Kind.LOST, 0, 0, 0);
+    static final Outcome RESEND = new Outcome(Kind.RESEND, 0, 0, 0);
+
+    record Outcome(Kind kind, int status, int byteLen, long delayNanos) {
         static Outcome done(int status) {
             return new Outcome(Kind.DONE, status, 0, 0);
         }
@@ -37,6 +48,7 @@ final class Requester {
 
     Requester(Hca hca) {
         this.hca = hca;
+        this.packets = new PacketTransport(hca, this);
     }
 
     // ---- posting ----
@@ -44,6 +56,10 @@ final class Requester {
     void post(QueuePair qp, List<SendWorkRequest> wrs) throws PostError {
         if (qp.destroyed || !qp.currentState().postSendOk()) {
             throw new PostError(Errno.EINVAL, PostError.NONE_NAMED); // rvt_post_send leaves *bad_wr unset
+        }
+        if (qp.sendRing != null) {
+            fetch(qp);
+            return;
         }
         for (int i = 0; i < wrs.size(); i++) {
             SendWorkRequest wr = wrs.get(i);
@@ -63,6 +79,25 @@ final class Requester {
         }
     }
 
+    /**
+     * The doorbell of a shared send ring: what the program produced joins the send queue (the
+     * ring bounds it, not max_send_wr); a WR the QP cannot run completes with an error in its
+     * turn, where the write() path would refuse it (rxe_requester's local operation error).
+     */
+    private void fetch(QueuePair qp) {
+        for (SendWorkRequest wr : qp.sendRing.fetch()) {
+            boolean signaled = qp.sqSigAll() || (wr.sendFlags() & WrOpcode.FLAG_SIGNALED) != 0;
+            QueuePair.SendWqe w = new QueuePair.SendWqe(wr, signaled);
+            w.invalid = !valid(qp, wr);
+            qp.sq.add(w);
+        }
+        if (qp.currentState() == QpState.ERR) {
+            while (!qp.sq.isEmpty()) {
+                hca.completer.flushSend(qp, qp.takeSend());
+            }
+        }
+    }
+
     /** rvt_qp_valid_operation and the checks of rvt_post_one_wr. */
     private boolean valid(QueuePair qp, SendWorkRequest wr) {
         QpType t = qp.type();
@@ -70,8 +105,10 @@ final class Requester {
         boolean opOk = switch (t) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM;
-            case RC, XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case RC -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD
+                    || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+            case XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
             default -> false;
         };
         if (!opOk || wr.sgList().size() > qp.capabilities().maxSendSge()) {
@@ -86,6 +123,19 @@ final class Requester {
             return false;
         }
         return !WrOpcode.isAtomic(op) || wr.sgList().size() == 1 && wr.sgList().get(0).length() == 8;
+    }
+
+    /** BIND_MW and LOCAL_INV: done in the HCA, no message (rxe_do_local_ops). */
+    private static boolean isLocal(int op) {
+        return op == WrOpcode.BIND_MW || op == WrOpcode.LOCAL_INV;
+    }
+
+    /** A local operation's status: MW_BIND_ERR for a refused bind, LOC_QP_OP_ERR for a refused invalidation. */
+    private int local(QueuePair qp, SendWorkRequest wr) {
+        if (wr.opcode() == WrOpcode.BIND_MW) {
+            return hca.bindWindow(qp, wr.bind());
+        }
+        return hca.invalidateWindow(qp, wr.immData()) ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR;
     }
 
     // ---- running the send queue ----
@@ -105,7 +155,8 @@ final class Requester {
                 w.retryLeft = qp.attrs.retryCnt();
                 w.rnrLeft = qp.attrs.rnrRetry();
             }
-            Outcome o = execute(qp, w);
+            Outcome o = w.invalid ? Outcome.done(WcStatus.LOC_QP_OP_ERR)
+                    : isLocal(w.wr.opcode()) ? Outcome.done(local(qp, w.wr)) : execute(qp, w);
             switch (o.kind()) {
                 case DONE -> finish(qp, w, o.status(), o.byteLen());
                 case RNR -> {
@@ -127,16 +178,36 @@ final class Requester {
                         finish(qp, w, WcStatus.RETRY_EXC_ERR, 0);
                     } else {
                         w.retryLeft--;
+                        retransmits(qp, w, "local ACK timeout");
                         scheduleRetry(qp, 4096L << timeout);
+                    }
+                }
+                case RESEND -> {
+                    // a NAK-sequence error or a READ response gap costs a retry too (rxe_comp.c COMPST_ERROR_RETRY)
+                    if (w.retryLeft == 0) {
+                        finish(qp, w, WcStatus.RETRY_EXC_ERR, 0);
+                    } else {
+                        w.retryLeft--;
+                        retransmits(qp, w, "PSN sequence error");
+                        scheduleRetry(qp, 0);
                     }
                 }
             }
         }
     }
 
+    /** The retransmissions are what a lossy link costs: logged while packet rules act (they cause them). */
+    private void retransmits(QueuePair qp, QueuePair.SendWqe w, String why) {
+        if (hca.packetFault.armed()) {
+            LOG.log(System.Logger.Level.INFO, "{0} retransmits wr_id {1} from PSN 0x{2} after a {3} ({4} retries left)",
+                    qp, Long.toUnsignedString(w.wr.wrId()), Integer.toHexString(qp.sendPsn + w.resume
+                    & WireMessage.PSN_MASK), why, w.retryLeft);
+        }
+    }
+
     private void finish(QueuePair qp, QueuePair.SendWqe w, int outcome, int byteLen) {
         int status = hca.completionFault.status(qp, w.wr, outcome);
-        qp.sq.poll();
+        qp.takeSend();
         hca.completer.send(qp, w, status, status == outcome ? byteLen : 0);
         if (status != WcStatus.SUCCESS) {
             hca.completer.error(qp);
@@ -206,6 +277,10 @@ final class Requester {
                 wr.compareAdd(), wr.swap(), grh, wr.xrcRemoteSrqNum());
         int psn = qp.sendPsn;
         int destQpn = ud ? wr.remoteQpn() : qp.attrs.destQpNum();
+        if (hca.packetFault.armed()) {
+            return ud ? packets.datagram(qp, p, port, mtu, psn, destQpn) : advanced(qp, p, mtu, psn,
+                    packets.connected(qp, w, p, port, mtu, psn, destQpn));
+        }
         Traffic request = requestTraffic(p, mtu, ud)
                 .withFrames(() -> WireMessage.request(p, qp.type(), destQpn, psn, mtu));
         List<Port> reached = hca.link().transmit(port, ah.dlid(), request);
@@ -214,7 +289,10 @@ final class Requester {
             qp.sendPsn = (psn + 1) & WireMessage.PSN_MASK;
             return Outcome.done(WcStatus.SUCCESS);
         }
-        Outcome o = connected(qp, w, p, reached, mtu, psn);
+        return advanced(qp, p, mtu, psn, connected(qp, w, p, reached, mtu, psn));
+    }
+
+    private static Outcome advanced(QueuePair qp, Packet p, int mtu, int psn, Outcome o) {
         if (o.kind() == Kind.DONE) {
             // a retried message (RNR, timeout) is sent again with the same PSNs
             qp.sendPsn = (psn + WireMessage.psnSpan(p, mtu)) & WireMessage.PSN_MASK;
@@ -223,7 +301,7 @@ final class Requester {
     }
 
     /** UD: every reached port's QP (or, for a multicast DLID, every attached QP but the sender). */
-    private void deliverDatagram(QueuePair qp, Packet p, List<Port> reached, int destQpn) {
+    void deliverDatagram(QueuePair qp, Packet p, List<Port> reached, int destQpn) {
         boolean multicast = p.dlid() >= 0xC000 && p.dlid() != 0xFFFF;
         for (Port at : reached) {
             Hca h = hca.link().hcaAt(at);
@@ -261,9 +339,7 @@ final class Requester {
         if (!reliable) {
             return Outcome.done(WcStatus.SUCCESS);
         }
-        if (r.kind() == Response.Kind.ACK) {
-            q.msn = (q.msn + 1) & WireMessage.PSN_MASK;
-        }
+        accepted(q, p, r, psn, WireMessage.psnSpan(p, mtu));
         int msn = q.msn;
         Traffic answer = responseTraffic(p, r, mtu)
                 .withFrames(() -> WireMessage.response(p, r, qp.type(), qp.qpNum(), psn, msn, mtu));
@@ -279,8 +355,22 @@ final class Requester {
         };
     }
 
+    /** The responder took the whole message: its MSN and ePSN move on, an atomic's result is kept for a duplicate. */
+    static void accepted(QueuePair q, Packet p, Response r, int psn, int span) {
+        if (r.kind() == Response.Kind.ACK) {
+            q.msn = (q.msn + 1) & WireMessage.PSN_MASK;
+            q.recvPsn = (psn + span) & WireMessage.PSN_MASK;
+            if (WrOpcode.isAtomic(p.opcode())) {
+                q.atomicPsn = psn;
+                q.atomicOriginal = r.original();
+            }
+        } else if (r.kind() == Response.Kind.RNR_NAK) {
+            q.recvPsn = psn; // nothing taken: the message starts again from its first packet
+        }
+    }
+
     /** An ACK: READ data and atomic originals land in the local SGEs (needing local write). */
-    private Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
+    Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
         SendWorkRequest wr = w.wr;
         if (wr.opcode() == WrOpcode.RDMA_READ) {
             ByteBuffer data = r.data();
@@ -295,7 +385,7 @@ final class Requester {
         return new Outcome(Kind.DONE, WcStatus.SUCCESS, (int) wr.totalLength(), 0);
     }
 
-    private static Traffic requestTraffic(Packet p, int mtu, boolean ud) {
+    static Traffic requestTraffic(Packet p, int mtu, boolean ud) {
         int every = (p.grh() != null ? Traffic.GRH : 0) + (ud ? Traffic.DETH : 0);
         int last = p.hasImm() ? Traffic.IMM : 0;
         return switch (p.opcode()) {
@@ -309,7 +399,7 @@ final class Requester {
     }
 
     /** The answer's packets: READ responses carry the data (AETH on first and last), others one ACK/NAK. */
-    private static Traffic responseTraffic(Packet p, Response r, int mtu) {
+    static Traffic responseTraffic(Packet p, Response r, int mtu) {
         int grh = p.grh() != null ? Traffic.GRH : 0;
         if (r.data() != null) {
             long len = r.data().limit();

@@ -39,6 +39,7 @@ final class Responder {
         }
         return switch (p.opcode()) {
             case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM -> q.type() == QpType.UD ? datagram(q, p, at) : send(q, p);
+            case WrOpcode.SEND_WITH_INV -> send(q, p);
             case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM -> write(q, p);
             case WrOpcode.RDMA_READ -> read(q, p);
             default -> atomic(q, p);
@@ -83,7 +84,8 @@ final class Responder {
 
     private WorkCompletion received(QueuePair q, Packet p, long wrId, int status, int opcode, long byteLen, int flags) {
         int lmc = hca.fabricPort(q.attrs.portNum()).lmc();
-        return new WorkCompletion(wrId, status, opcode, 0, (int) byteLen, p.hasImm() ? p.imm() : 0, q.qpNum(),
+        boolean ex = p.hasImm() || (flags & WcOpcode.FLAG_WITH_INV) != 0;
+        return new WorkCompletion(wrId, status, opcode, 0, (int) byteLen, ex ? p.imm() : 0, q.qpNum(),
                 p.srcQpn(), flags | (p.hasImm() ? WcOpcode.FLAG_WITH_IMM : 0), q.attrs.pkeyIndex(), p.slid(), p.sl(),
                 p.dlid() & ((1 << lmc) - 1));
     }
@@ -108,9 +110,8 @@ final class Responder {
             return Response.NONE;
         }
         int flags = p.grh() != null ? WcOpcode.FLAG_GRH : 0;
-        hca.completer.receive(q.recvCq(), received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV,
+        return delivered(q, q.recvCq(), received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV,
                 GRH_SPACE + p.length(), flags), p.solicited());
-        return Response.ACK;
     }
 
     private Response send(QueuePair q, Packet p) {
@@ -132,9 +133,18 @@ final class Responder {
             hca.completer.error(q);
             return q.type().isReliable() ? Response.REMOTE_OPERATION : Response.NONE;
         }
-        hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), 0),
+        int flags = 0;
+        if (p.opcode() == WrOpcode.SEND_WITH_INV) {
+            // the IETH's rkey: a type 2 window of this QP goes free (rxe's invalidate_rkey)
+            if (!hca.invalidateWindow(q, p.imm())) {
+                hca.completer.receive(cq, received(q, p, r.wrId(), WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0),
+                        false);
+                return invalidRequest(q);
+            }
+            flags = WcOpcode.FLAG_WITH_INV;
+        }
+        return delivered(q, cq, received(q, p, r.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, p.length(), flags),
                 p.solicited());
-        return Response.ACK;
     }
 
     private Response write(QueuePair q, Packet p) {
@@ -149,12 +159,11 @@ final class Responder {
             }
         }
         if (p.length() > 0) {
-            long host = remote(q, p, Access.REMOTE_WRITE, p.length());
-            MemoryRegion mr = hca.region(p.rkey());
-            boolean ok = host >= 0;
+            MemoryRegistration.Target t = remote(q, p, Access.REMOTE_WRITE, p.length());
+            boolean ok = t != null;
             if (ok) {
                 try {
-                    mr.memory().write(host, p.data());
+                    t.mr().memory().write(t.host(), p.data());
                 } catch (MemoryFault e) {
                     ok = false;
                 }
@@ -165,7 +174,7 @@ final class Responder {
         }
         if (r != null) {
             consume(q, p);
-            hca.completer.receive(receiveCq(q, p), received(q, p, r.wrId(), WcStatus.SUCCESS,
+            return delivered(q, receiveCq(q, p), received(q, p, r.wrId(), WcStatus.SUCCESS,
                     WcOpcode.RECV_RDMA_WITH_IMM, p.length(), 0), p.solicited());
         }
         return Response.ACK;
@@ -177,12 +186,12 @@ final class Responder {
         }
         ByteBuffer data = staging.get((int) p.length());
         if (p.length() > 0) {
-            long host = remote(q, p, Access.REMOTE_READ, p.length());
-            if (host < 0) {
+            MemoryRegistration.Target t = remote(q, p, Access.REMOTE_READ, p.length());
+            if (t == null) {
                 return remoteAccess(q);
             }
             try {
-                hca.region(p.rkey()).memory().read(host, data);
+                t.mr().memory().read(t.host(), data);
             } catch (MemoryFault e) {
                 return remoteAccess(q);
             }
@@ -196,11 +205,12 @@ final class Responder {
         if (!q.type().isReliable() || q.attrs.maxDestRdAtomic() == 0 || (p.remoteAddr() & 7) != 0) {
             return invalidRequest(q);
         }
-        long host = remote(q, p, Access.REMOTE_ATOMIC, 8);
-        if (host < 0) {
+        MemoryRegistration.Target t = remote(q, p, Access.REMOTE_ATOMIC, 8);
+        if (t == null) {
             return remoteAccess(q);
         }
-        MemoryRegion mr = hca.region(p.rkey());
+        MemoryRegion mr = t.mr();
+        long host = t.host();
         ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
         try {
             mr.memory().read(host, b);
@@ -216,16 +226,28 @@ final class Responder {
         }
     }
 
-    /** rvt_rkey_ok: the host address for {@code len} bytes at the packet's address, -1 when refused. */
-    private long remote(QueuePair q, Packet p, int access, long len) {
+    /**
+     * A receive completes: as it is, or with the error status a fault rule gives it; the QP then
+     * goes to ERR and an RC requester hears Remote Operational Error, as after a responder's local error.
+     */
+    private Response delivered(QueuePair q, CompletionQueue cq, WorkCompletion wc, boolean solicited) {
+        int status = hca.completionFault.receiveStatus(q, wc);
+        if (status == wc.status()) {
+            hca.completer.receive(cq, wc, solicited);
+            return Response.ACK;
+        }
+        hca.completer.receive(cq, new WorkCompletion(wc.wrId(), status, wc.opcode(), 0, 0, 0, wc.qpNum(), wc.srcQp(),
+                0, wc.pkeyIndex(), wc.slid(), wc.sl(), wc.dlidPathBits()), false);
+        hca.completer.error(q);
+        return q.type().isReliable() ? Response.REMOTE_OPERATION : Response.NONE;
+    }
+
+    /** rvt_rkey_ok / rxe_check_rkey: the region and host address for {@code len} bytes at the packet's address, null when refused. */
+    private MemoryRegistration.Target remote(QueuePair q, Packet p, int access, long len) {
         if ((q.attrs.qpAccessFlags() & access) == 0) {
-            return -1;
+            return null;
         }
-        MemoryRegion mr = hca.region(p.rkey());
-        if (mr == null || mr.pd() != memoryDomain(q, p)) {
-            return -1;
-        }
-        return mr.translate(p.remoteAddr(), len, access);
+        return hca.remote(q, memoryDomain(q, p), p.rkey(), p.remoteAddr(), len, access);
     }
 
     private Response invalidRequest(QueuePair q) {

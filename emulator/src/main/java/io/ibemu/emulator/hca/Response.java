@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  */
 record Response(Kind kind, int rnrTimer, ByteBuffer data, long original) {
     enum Kind {
-        ACK, RNR_NAK, NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS, NAK_REMOTE_OPERATION, NONE
+        ACK, RNR_NAK, NAK_SEQUENCE, NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS, NAK_REMOTE_OPERATION, NONE
     }
 
     static final Response ACK = new Response(Kind.ACK, 0, null, 0);
@@ -16,6 +16,8 @@ record Response(Kind kind, int rnrTimer, ByteBuffer data, long original) {
     static final Response INVALID_REQUEST = new Response(Kind.NAK_INVALID_REQUEST, 0, null, 0);
     static final Response REMOTE_ACCESS = new Response(Kind.NAK_REMOTE_ACCESS, 0, null, 0);
     static final Response REMOTE_OPERATION = new Response(Kind.NAK_REMOTE_OPERATION, 0, null, 0);
+    /** PSN sequence error: a request beyond the expected PSN (the AETH names the expected one). */
+    static final Response SEQUENCE = new Response(Kind.NAK_SEQUENCE, 0, null, 0);
 
     static Response rnr(int minRnrTimer) {
         return new Response(Kind.RNR_NAK, minRnrTimer, null, 0);

@@ -43,6 +43,11 @@ record Traffic(long packets, long words, Supplier<List<LinkPacket>> frames) {
         return new Traffic(1, (LRH + BTH + ICRC + headers + 3) / 4, List::of);
     }
 
+    /** {@code sent} of this traffic's packets (a retransmission from packet k, a lossy burst), words pro rata. */
+    Traffic part(long sent) {
+        return sent == packets ? this : new Traffic(sent, words * sent / Math.max(1, packets), frames);
+    }
+
     /** The same traffic, whose packets {@code build} makes (once, at the first captured hop). */
     Traffic withFrames(Supplier<List<LinkPacket>> build) {
         return new Traffic(packets, words, new Supplier<>() {

@@ -15,6 +15,11 @@ public final class WcOpcode {
     public static final int FLAG_GRH = 1;
     /** ibv_wc_flags: immData is valid. */
     public static final int FLAG_WITH_IMM = 2;
+    /**
+     * IB_WC_WITH_INVALIDATE (the kernel's 1 << 2, which uverbs and rxe hand over unchanged;
+     * libibverbs' IBV_WC_WITH_INV is 1 << 3): a SEND_WITH_INV invalidated the rkey in ex.
+     */
+    public static final int FLAG_WITH_INV = 4;
 
     private WcOpcode() {
     }

@@ -18,6 +18,7 @@ final class WireMessage {
     private static final int ACK_NO_CREDITS = 0x1F;
     private static final int RNR_NAK = 0x20;
     private static final int NAK = 0x60;
+    private static final int NAK_PSN_SEQUENCE = 0;
     private static final int NAK_INVALID_REQUEST = 1;
     private static final int NAK_REMOTE_ACCESS = 2;
     private static final int NAK_REMOTE_OPERATIONAL = 3;
@@ -145,8 +146,9 @@ final class WireMessage {
             }
             case RNR_NAK -> out.add(back(p, BthOpcode.RC_ACKNOWLEDGE.on(transport), requesterQpn, psn)
                     .aeth(RNR_NAK | r.rnrTimer() & 0x1F, msn).build());
-            case NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS, NAK_REMOTE_OPERATION -> {
+            case NAK_SEQUENCE, NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS, NAK_REMOTE_OPERATION -> {
                 int code = switch (r.kind()) {
+                    case NAK_SEQUENCE -> NAK_PSN_SEQUENCE;
                     case NAK_INVALID_REQUEST -> NAK_INVALID_REQUEST;
                     case NAK_REMOTE_ACCESS -> NAK_REMOTE_ACCESS;
                     default -> NAK_REMOTE_OPERATIONAL;

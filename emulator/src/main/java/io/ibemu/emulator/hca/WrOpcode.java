@@ -29,6 +29,8 @@ public final class WrOpcode {
             case RDMA_READ -> WcOpcode.RDMA_READ;
             case ATOMIC_CMP_AND_SWP -> WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD -> WcOpcode.FETCH_ADD;
+            case BIND_MW -> WcOpcode.BIND_MW;
+            case LOCAL_INV -> WcOpcode.LOCAL_INV;
             default -> WcOpcode.SEND;
         };
     }

@@ -333,7 +333,7 @@ public final class Nldev implements NetlinkFamily {
             if (port != -1) {
                 return Failure.of(Errno.EINVAL); // ib_uverbs_get_nl_info: no per-port device
             }
-            w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, UverbsDevice.DRIVER_ID); // what ioctl headers must carry
+            w.u32(NldevAttribute.UVERBS_DRIVER_ID.number, d.profile().driverId()); // what ioctl headers must carry
             major = UverbsDevice.MAJOR;
             minor = d.minor();
             abi = d.profile().abiVersion();

@@ -60,15 +60,21 @@ public final class InfinibandSysfs {
     /** The HCA being laid out by {@link #add}. */
     private String adding;
 
+    private final ProviderProfile provider;
+
     private record Registered(Kobject device, boolean bound) {
     }
 
-    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents) {
-        this(fabric, root, uevents, null);
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, ProviderProfile provider) {
+        this(fabric, root, uevents, provider, null);
     }
 
-    /** With {@code cm}: each port's CM counters as ib_cm shows them ({@code ports/N/cm_tx_msgs/...}). */
-    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, Cm cm) {
+    /**
+     * {@code provider}: whose driver ABI the verbs devices' abi_version names. With {@code cm}: each
+     * port's CM counters as ib_cm shows them ({@code ports/N/cm_tx_msgs/...}).
+     */
+    public InfinibandSysfs(Fabric fabric, SysDir root, Uevents uevents, ProviderProfile provider, Cm cm) {
+        this.provider = provider;
         this.fabric = fabric;
         this.root = root;
         this.uevents = uevents;
@@ -401,7 +407,7 @@ public final class InfinibandSysfs {
     private void verbsDevice(SysDir dir, LocalHca hca, String name) {
         int minor = UverbsDevice.BASE_MINOR + hca.index();
         dir.attribute("ibdev", () -> SysfsFormat.line(hca.name()));
-        dir.attribute("abi_version", () -> SysfsFormat.line(ProviderProfile.selected().abiVersion()));
+        dir.attribute("abi_version", () -> SysfsFormat.line(provider.abiVersion()));
         dir.attribute("dev", () -> UverbsDevice.MAJOR + ":" + minor + "\n");
         dir.link("device", "../../../" + hca.pciSlot());
         device(dir, new Kobject(pciDevpath(hca) + "/infiniband_verbs/" + name, "infiniband_verbs",

@@ -97,7 +97,8 @@ final class CqCommands {
     static Pending<CompletionQueue> newCq(UverbsFile f, io.ibemu.devfs.device.Caller caller, int cqe, int vector,
                                           EventFile channel) throws Errno {
         AtomicReference<UObject<CompletionQueue>> self = new AtomicReference<>();
-        CompletionQueue cq = f.device.hca().createCq(Owners.of(caller), cqe, vector,
+        CompletionQueue cq = f.device.hca().createCq(Owners.of(caller), f.driver().cqEntries(cqe,
+                f.device.hca().attributes().maxCqe()), vector,
                 channel == null ? q -> { } : q -> {
                     UObject<CompletionQueue> u = self.get();
                     if (u != null) {
@@ -109,7 +110,8 @@ final class CqCommands {
 
     static void resizeCq(Command c) throws Errno {
         CompletionQueue cq = c.file.objects.read(ObjectType.CQ, c.u("cq_handle"));
-        c.file.device.hca().resize(cq, c.u32("cqe"));
+        c.file.device.hca().resize(cq, c.file.driver().cqEntries(c.u32("cqe"),
+                c.file.device.hca().attributes().maxCqe()));
         c.respondDriver(c.file.driver().cqResized(c.file.device.hca(), cq, c.file.queueMemory(), c.udataOutLength));
         byte[] resp = c.newResponse();
         c.put(resp, "cqe", cq.cqe());

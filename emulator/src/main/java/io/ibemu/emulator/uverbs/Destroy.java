@@ -43,7 +43,10 @@ final class Destroy {
                 }
             }
             case SRQ -> hca.destroy((SharedReceiveQueue) o);
-            case AH -> hca.destroy((AddressHandle) o);
+            case AH -> {
+                hca.destroy((AddressHandle) o);
+                file.driver().ahDestroyed((AddressHandle) o);
+            }
             case XRCD -> {
                 Xrcd x = (Xrcd) o;
                 // ib_uxrcd_object.refcnt: the SRQs and QPs made through this handle hold it

@@ -38,7 +38,9 @@ final class PdCommands {
         UObject<AddressHandle> u = c.file.objects.add(ObjectType.AH, ah, c.u("user_handle"));
         byte[] resp = c.newResponse();
         c.put(resp, "ah_handle", u.handle());
-        Destroy.respondOrAbort(c, u, resp);
+        // rxe_create_ah's udata: the AH's number, which UD send WQEs carry
+        Destroy.respondOrAbort(c, u, resp,
+                () -> c.file.driver().ahCreated(c.file.device.hca(), ah, c.udataOutLength));
     }
 
     /** An ib_uverbs_ah_attr inside a request, at {@code prefix}. */

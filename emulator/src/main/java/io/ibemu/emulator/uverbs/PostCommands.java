@@ -140,19 +140,19 @@ final class PostCommands {
             }
             AddressHandle ah = c.file.objects.read(ObjectType.AH, UD_AH.get(c.in, at));
             wr = new SendWorkRequest(wrId, opcode, flags, sgl, null, imm(opcode, ex), 0, 0, 0, 0, ah,
-                    (int) UD_QPN.get(c.in, at), (int) UD_QKEY.get(c.in, at), 0);
+                    (int) UD_QPN.get(c.in, at), (int) UD_QKEY.get(c.in, at), 0, null);
         } else {
             wr = switch (opcode) {
                 case WrOpcode.RDMA_WRITE, WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ ->
                         new SendWorkRequest(wrId, opcode, flags, sgl, null, imm(opcode, ex),
-                                RDMA_ADDR.get(c.in, at), (int) RDMA_RKEY.get(c.in, at), 0, 0, null, 0, 0, 0);
+                                RDMA_ADDR.get(c.in, at), (int) RDMA_RKEY.get(c.in, at), 0, 0, null, 0, 0, 0, null);
                 case WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD ->
                         new SendWorkRequest(wrId, opcode, flags, sgl, null, 0, ATOMIC_ADDR.get(c.in, at),
                                 (int) ATOMIC_RKEY.get(c.in, at), ATOMIC_COMPARE.get(c.in, at),
-                                ATOMIC_SWAP.get(c.in, at), null, 0, 0, 0);
+                                ATOMIC_SWAP.get(c.in, at), null, 0, 0, 0, null);
                 case WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.SEND_WITH_INV ->
                         new SendWorkRequest(wrId, opcode, flags, sgl, null, opcode == WrOpcode.SEND ? 0 : ex, 0, 0,
-                                0, 0, null, 0, 0, 0);
+                                0, 0, null, 0, 0, 0, null);
                 default -> throw Errno.of(Errno.EINVAL);
             };
         }

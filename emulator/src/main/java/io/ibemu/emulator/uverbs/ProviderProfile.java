@@ -2,6 +2,7 @@ package io.ibemu.emulator.uverbs;
 
 import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.provider.qib.RvtDriver;
+import io.ibemu.emulator.uverbs.provider.rxe.RxeDriver;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -13,18 +14,32 @@ import java.util.Locale;
  */
 public enum ProviderProfile {
     /** ipathverbs at driver ABI 1: every verb, polling and posting receives included, is a write(). */
-    QIB1(1),
+    QIB1(RvtDriver.QIB_DRIVER_ID, 1),
     /** ipathverbs at driver ABI 2: CQ, RQ and SRQ rings mapped (rdmavt), polled and posted with no system call. */
-    QIB2(2);
+    QIB2(RvtDriver.QIB_DRIVER_ID, 2),
+    /**
+     * The rxe provider at its driver ABI: CQ, send, receive and SRQ queues mapped (rxe_queue),
+     * sends a doorbell write, receives and polls with no system call, the extended QP and CQ.
+     */
+    RXE(RxeDriver.driverId(), RxeDriver.abiVersion());
 
-    /** System property (set by the daemon's --provider) naming the instance's profile. */
-    public static final String PROPERTY = "ibemu.provider";
     public static final ProviderProfile DEFAULT = QIB1;
 
+
+    private final int driverId;
     private final int abiVersion;
 
-    ProviderProfile(int abiVersion) {
+    ProviderProfile(int driverId, int abiVersion) {
+        this.driverId = driverId;
         this.abiVersion = abiVersion;
+    }
+
+    /**
+     * enum rdma_driver_id of the driver the devices present: RDMA netlink's UVERBS_DRIVER_ID,
+     * which libibverbs matches providers by first, and what ioctl headers must carry.
+     */
+    public int driverId() {
+        return driverId;
     }
 
     /** uverbsN/abi_version and RDMA netlink's ABI: the driver ABI the provider is told. */
@@ -42,18 +57,13 @@ public enum ProviderProfile {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** A device's driver half (one per device: rxe's AH numbers are the device's). */
     Driver driver() {
-        return new RvtDriver();
+        return this == RXE ? new RxeDriver() : new RvtDriver();
     }
 
-    /** The profile of {@code label} (qib1, qib2), or null. */
+    /** The profile of {@code label} (qib1, qib2, rxe), or null. */
     public static ProviderProfile of(String label) {
         return Arrays.stream(values()).filter(p -> p.label().equals(label)).findFirst().orElse(null);
-    }
-
-    /** This instance's profile: {@link #PROPERTY}, else the default. */
-    public static ProviderProfile selected() {
-        ProviderProfile p = of(System.getProperty(PROPERTY, DEFAULT.label()));
-        return p == null ? DEFAULT : p;
     }
 }

@@ -136,7 +136,7 @@ final class QpCommands {
         CStruct r = Abi.QUERY_QP_RESP;
         putDest(r, resp, "dest.", a.ah());
         putDest(r, resp, "alt_dest.", a.altAh());
-        QpCapabilities cap = a.cap() != null ? a.cap() : qp.capabilities();
+        QpCapabilities cap = c.file.driver().qpQueried(qp, a.cap() != null ? a.cap() : qp.capabilities());
         c.put(resp, "max_send_wr", cap.maxSendWr());
         c.put(resp, "max_recv_wr", cap.maxRecvWr());
         c.put(resp, "max_send_sge", cap.maxSendSge());

@@ -60,7 +60,7 @@ final class SrqCommands {
         SharedReceiveQueue srq = c.file.objects.read(ObjectType.SRQ, c.u("srq_handle"));
         SrqAttributes a = srq.query();
         byte[] resp = c.newResponse();
-        c.put(resp, "max_wr", a.maxWr());
+        c.put(resp, "max_wr", c.file.driver().srqQueried(a.maxWr()));
         c.put(resp, "max_sge", a.maxSge());
         c.put(resp, "srq_limit", a.limit());
         c.respond(resp);

@@ -78,8 +78,6 @@ public final class UverbsDevice implements CharDevice {
     private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */
     private final Uapi<UverbsFile> uapi;
-    /** RDMA_DRIVER_QIB of enum rdma_driver_id: the driver the devices present, to RDMA netlink and in ioctl headers. */
-    public static final int DRIVER_ID = 16;
 
     /** The device of {@code hca}; registered regions are the registering process's own memory. */
     public UverbsDevice(Hca hca, int index) {
@@ -97,22 +95,31 @@ public final class UverbsDevice implements CharDevice {
     }
 
     public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi) {
-        this(hca, index, memory, abi, new Faults());
+        this(hca, index, memory, abi, ProviderProfile.DEFAULT, new Faults());
     }
 
-    /** The device presenting {@code abi}, whose commands and methods {@code faults} may fail before they act. */
-    public UverbsDevice(Hca hca, int index, KernelAbi abi, Faults faults) {
-        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, faults);
+    /** With {@code memory} as above, serving {@code profile}'s provider. */
+    public UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, ProviderProfile profile) {
+        this(hca, index, memory, KernelAbi.newest(), profile, new Faults());
     }
 
-    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi, Faults faults) {
+    /**
+     * The device presenting {@code abi} to {@code profile}'s provider, whose commands and methods
+     * {@code faults} may fail before they act.
+     */
+    public UverbsDevice(Hca hca, int index, KernelAbi abi, ProviderProfile profile, Faults faults) {
+        this(hca, index, owner -> new ProcessHostMemory(owner.pid()), abi, profile, faults);
+    }
+
+    private UverbsDevice(Hca hca, int index, Function<VerbsOwner, HostMemory> memory, KernelAbi abi,
+                         ProviderProfile profile, Faults faults) {
         this.uapi = abi.tree();
         this.faults = faults;
         faults.offer(Point.UVERBS, verbs(uapi));
         this.hca = hca;
         this.index = index;
         this.memory = memory;
-        this.profile = ProviderProfile.selected();
+        this.profile = profile;
         this.driver = profile.driver();
         hca.addEventSink(this::event);
         // ib_mad_port_open allocates a PD and a CQ per port at registration: they hold the first ids
@@ -159,7 +166,7 @@ public final class UverbsDevice implements CharDevice {
     }
 
     long driverId() {
-        return DRIVER_ID;
+        return profile.driverId();
     }
 
     HostMemory memoryOf(VerbsOwner owner) {

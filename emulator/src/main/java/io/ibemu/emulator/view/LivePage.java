@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The live page of a running instance, served on 127.0.0.1 only with the JDK's HTTP server:
  * the page itself (one file, no framework, nothing fetched from elsewhere), the drawing as SVG,
- * server-sent events when the fabric changes, and the counters, verbs objects, uevents and
- * drop rules as JSON. Everything comes from the daemon's control commands; a watcher asks for
+ * server-sent events when the fabric changes, and the counters, verbs objects, uevents, drop
+ * rates and fault rules (every kind, with their hits) as JSON. Everything comes from the daemon's control commands; a watcher asks for
  * the drawing's fingerprint every {@link #WATCH_MS}, and for the drawing and tells the open pages
  * when it differs.
  */
@@ -67,7 +67,7 @@ public final class LivePage implements AutoCloseable {
         server.createContext("/counters.json", e -> page.lines(e, "counters"));
         server.createContext("/objects.json", e -> page.lines(e, "objects"));
         server.createContext("/uevents.json", e -> page.lines(e, "events"));
-        server.createContext("/faults.json", e -> page.lines(e, "drops"));
+        server.createContext("/faults.json", page::faults);
         server.createContext("/node.json", page::node);
         server.setExecutor(Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "live-page-http");
@@ -155,6 +155,13 @@ public final class LivePage implements AutoCloseable {
     /** A control command's reply lines as a JSON array of strings. */
     private void lines(HttpExchange e, String command) throws IOException {
         sendJson(e, jsonArray(control.ask(command)));
+    }
+
+    /** The ports' drop rates (ctl drop) and every fault rule, of any kind, with its hits (ctl fault list). */
+    private void faults(HttpExchange e) throws IOException {
+        List<String> all = new java.util.ArrayList<>(control.ask("drops"));
+        all.addAll(control.ask("fault", "list"));
+        sendJson(e, jsonArray(all));
     }
 
     /** One node's dump (its ports, states, LIDs, cables), for a node picked in the drawing: {@code ?id=NODE}. */

@@ -6,6 +6,7 @@ import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.device.HcaIdentity;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.hca.DataLink;
@@ -71,9 +72,9 @@ final class CmFabric implements AutoCloseable {
                     wire.add((out == portA ? "A>" : "B>") + name(Mad.attributeId(mad)));
                     wireMads.add(mad.clone());
                 }
-                return loses.test(out, mad);
+                return loses.test(out, mad) ? MadFault.Fate.LOST : MadFault.Fate.PASS;
             }
-            return false;
+            return MadFault.Fate.PASS;
         });
         cm = new Cm(layer);
         cm.addDevice(a.local());

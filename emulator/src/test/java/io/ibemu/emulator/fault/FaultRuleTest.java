@@ -44,6 +44,22 @@ class FaultRuleTest {
     }
 
     @Test
+    void readsPacketAndMadHarms() throws Exception {
+        FaultRule p = FaultRule.parse("on=packet node=A port=1 qpn=0x12 opcode=rdma_write drop prob=0.01 seed=5");
+        assertEquals(Point.PACKET, p.point());
+        assertEquals(FaultRule.Harm.DROP, p.harm());
+        assertEquals("18", p.scope().get("qpn"));
+        assertEquals(p, FaultRule.parse(p.toString()));
+        FaultRule d = FaultRule.parse("on=mad class=0x81 delay=500us");
+        assertEquals(Duration.ofNanos(500_000), d.delay());
+        assertEquals(d, FaultRule.parse(d.toString()));
+        assertEquals(FaultRule.Harm.DUP, FaultRule.parse("on=mad dup").harm());
+        FaultRule u = FaultRule.parse("on=ucma:resolve_route errno=ETIMEDOUT");
+        assertEquals(Point.UCMA, u.point());
+        assertEquals("RESOLVE_ROUTE", u.name());
+    }
+
+    @Test
     void probabilityAsFractionOrPercent() throws Exception {
         assertEquals(0.2, FaultRule.parse("on=uverbs:POST_SEND errno=EIO prob=20% seed=7").prob(), 1e-12);
         assertEquals(0.25, FaultRule.parse("on=uverbs:POLL_CQ errno=EAGAIN prob=0.25").prob(), 1e-12);
@@ -73,7 +89,15 @@ class FaultRuleTest {
             {"on=umad errno=EIO", "needs a name"},
             {"on=umad:write drop", "'drop' is no effect of on=umad"},
             {"on=teleport errno=EIO", "unknown point 'teleport'"},
-            {"on=packet drop", "not served yet"},
+            {"on=packet drop dup", "drop and dup together"},
+            {"on=wc side=both status=LOC_LEN_ERR", "write side=send"},
+            {"on=packet errno=EIO", "'errno' is no effect of on=packet"},
+            {"on=packet", "needs an effect: drop, dup, corrupt or reorder"},
+            {"on=packet reorder=2", "reorder takes no value"},
+            {"on=packet drop dev=ibemu0", "dev= does not apply to on=packet"},
+            {"on=mad delay=5 class=0x81", "not a duration"},
+            {"on=mad drop delay=5ms", "delay= and drop together"},
+            {"on=mad reorder", "'reorder' is no effect of on=mad"},
             {"on=wc status=SUCCESS", "no error completion status"},
             {"on=wc", "needs an effect: status="},
             {"on=wc status=RETRY_EXC_ERR opcode=JUMP", "no work request opcode"},
@@ -96,7 +120,7 @@ class FaultRuleTest {
         String[] vocabulary = {"on=uverbs:CREATE_QP", "on=uverbs:", "on=umad:write", "on=umad", "on=", "on=mad",
             "errno=ENOMEM", "errno=EIO", "errno=12", "nth=1", "nth=-1", "every=3", "prob=0.5", "prob=50%", "prob=0",
             "seed=1", "seed=-9", "count=2", "after=1s", "for=10ms", "for=1h", "pid=1", "pid=x", "comm=a", "dev=ibemu0",
-            "port=1", "drop", "on=wc", "on=event", "status=RETRY_EXC_ERR", "event=PORT_ERR", "qpn=0x12", "opcode=SEND", "=", "==", "x=y", "nth=99999999999999999999", "on=uverbs:REG_MR", "\u00e9=1", "#", "prob=NaN"};
+            "port=1", "drop", "dup", "corrupt", "reorder", "delay=20ms", "on=packet", "on=ucma:CONNECT", "on=wc", "on=event", "status=RETRY_EXC_ERR", "event=PORT_ERR", "qpn=0x12", "opcode=SEND", "=", "==", "x=y", "nth=99999999999999999999", "on=uverbs:REG_MR", "\u00e9=1", "#", "prob=NaN"};
         Random random = new Random(24);
         for (int i = 0; i < 20_000; i++) {
             StringBuilder b = new StringBuilder();

@@ -2,6 +2,7 @@ package io.ibemu.emulator.fault;
 
 import io.ibemu.emulator.fabric.Port.Counter;
 import io.ibemu.emulator.fabric.Fabric;
+import io.ibemu.emulator.fabric.MadFault;
 import io.ibemu.emulator.fabric.Node;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.topology.DefaultFabric;
@@ -46,6 +47,25 @@ class MadDropTest {
         assertEquals(false, out.dropsOutgoing(mad(0x01, 0x81, 0x15)), "another class");
         assertEquals(false, far.dropsOutgoing(mad(0x81, 0x81, 0x15)), "the other end of the cable");
         assertEquals(before + 2, far.counter(Counter.RCV_ERRORS));
+    }
+
+    @Test
+    void dupDelayAndCorruptRulesGiveTheWireTheirFate() throws Exception {
+        Fabric fabric = Fabric.of(DefaultFabric.topology());
+        Node ca = fabric.nodes().stream().filter(n -> n.type() == NodeType.CA).findFirst().orElseThrow();
+        Port out = ca.port(1);
+        Port far = out.peer().orElseThrow();
+        Faults faults = new Faults();
+        faults.attach(fabric);
+        faults.add("on=mad dup attr=0x11");
+        faults.add("on=mad delay=250us attr=0x12");
+        faults.add("on=mad corrupt attr=0x13");
+        long before = far.counter(Counter.RCV_ERRORS);
+        assertEquals(MadFault.Fate.DUP, out.outgoing(mad(0x81, 0x81, 0x11)));
+        assertEquals(MadFault.Fate.delay(250_000), out.outgoing(mad(0x81, 0x81, 0x12)));
+        assertEquals(MadFault.Fate.LOST, out.outgoing(mad(0x81, 0x81, 0x13)));
+        assertEquals(MadFault.Fate.PASS, out.outgoing(mad(0x81, 0x81, 0x15)));
+        assertEquals(before + 1, far.counter(Counter.RCV_ERRORS), "only the corrupt one arrives bad");
     }
 
     @Test

@@ -172,6 +172,59 @@ class DataPathTest {
         assertEquals(List.of(), eb.poll(), "a READ completes nothing at the responder");
     }
 
+    /**
+     * Memory windows (rxe_mw.c): a type 2 window bound to a range of a region grants exactly that
+     * range and access to the QP that bound it; SEND_WITH_INV frees it again; a second bind of a
+     * bound type 2 window, or one past the region, is MW_BIND_ERR; LOCAL_INV of a type 1 window
+     * is a local QP operation error.
+     */
+    @Test
+    void aBoundWindowGrantsItsRangeUntilInvalidated() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 2);
+        MemoryRegion local = ea.buffer(256);
+        long addr = eb.memory.allocate(4096);
+        MemoryRegion backing = f.b.registerMr(eb.pd, addr, 4096, addr, Endpoint.ALL_ACCESS | Access.MW_BIND,
+                eb.memory);
+        MemoryWindow mw = f.b.allocMw(eb.pd, 2);
+        int rkey = (mw.rkey() & ~0xFF) | ((mw.rkey() + 1) & 0xFF);
+        f.b.postSend(qp[1], List.of(SendWorkRequest.bindMw(1, SIGNALED,
+                new MwBind(mw.rkey(), rkey, backing.lkey(), addr + 1024, 512, Access.REMOTE_WRITE))));
+        WorkCompletion bound = eb.one();
+        assertEquals(WcStatus.SUCCESS, bound.status());
+        assertEquals(WcOpcode.BIND_MW, bound.opcode());
+        assertEquals(rkey, mw.rkey());
+
+        f.b.postSend(qp[1], List.of(SendWorkRequest.bindMw(2, SIGNALED,
+                new MwBind(rkey, rkey + 1, backing.lkey(), addr, 512, Access.REMOTE_WRITE))));
+        assertEquals(WcStatus.MW_BIND_ERR, eb.one().status(), "a bound type 2 window binds once");
+        eb.poll(); // the flush of the error
+        qp = rcPair(1, 2, 2);
+
+        MemoryWindow again = f.b.allocMw(eb.pd, 2);
+        int key2 = (again.rkey() & ~0xFF) | ((again.rkey() + 1) & 0xFF);
+        f.b.postSend(qp[1], List.of(SendWorkRequest.bindMw(3, SIGNALED,
+                new MwBind(again.rkey(), key2, backing.lkey(), addr + 1024, 512, Access.REMOTE_WRITE))));
+        assertEquals(WcStatus.SUCCESS, eb.one().status());
+        byte[] data = random(64, 9);
+        ea.memory.put(local.iova(), data);
+        f.a.postSend(qp[0], List.of(SendWorkRequest.rdma(4, WrOpcode.RDMA_WRITE, SIGNALED,
+                List.of(Endpoint.sge(local, 0, 64)), addr + 1024 + 100, key2, 0)));
+        assertEquals(WcStatus.SUCCESS, ea.one().status());
+        assertArrayEquals(data, eb.memory.get(addr + 1024 + 100, 64), "written through the window");
+
+        f.b.postRecv(qp[1], List.of(new ReceiveWorkRequest(5, List.of(Endpoint.sge(backing, 0, 64)))));
+        f.a.postSend(qp[0], List.of(SendWorkRequest.sendWithInvalidate(6, SIGNALED,
+                List.of(Endpoint.sge(local, 0, 8)), key2)));
+        assertEquals(WcStatus.SUCCESS, ea.one().status());
+        WorkCompletion inv = eb.one();
+        assertEquals(WcOpcode.FLAG_WITH_INV, inv.wcFlags() & WcOpcode.FLAG_WITH_INV);
+        assertEquals(key2, inv.immData(), "the invalidated rkey in the completion's ex");
+
+        f.a.postSend(qp[0], List.of(SendWorkRequest.rdma(7, WrOpcode.RDMA_WRITE, SIGNALED,
+                List.of(Endpoint.sge(local, 0, 64)), addr + 1024 + 100, key2, 0)));
+        assertEquals(WcStatus.REM_ACCESS_ERR, ea.one().status(), "an invalidated window grants nothing");
+    }
+
     @Test
     void atomicsReturnTheOriginalValue() throws Exception {
         QueuePair[] qp = rcPair(1, 2, 2);
@@ -547,7 +600,7 @@ class DataPathTest {
         f.a.postSend(qa, List.of(empty));
         assertEquals(1, events[0], "not solicited");
         f.a.postSend(qa, List.of(new SendWorkRequest(0, WrOpcode.SEND, WrOpcode.FLAG_SOLICITED, List.of(), null, 0, 0,
-                0, 0, 0, null, 0, 0, 0)));
+                0, 0, 0, null, 0, 0, 0, null)));
         assertEquals(2, events[0]);
     }
 

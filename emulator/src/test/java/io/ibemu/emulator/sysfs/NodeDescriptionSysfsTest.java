@@ -29,7 +29,7 @@ class NodeDescriptionSysfsTest {
         Node node = fabric.nodes().stream().filter(n -> n.type() == NodeType.CA).findFirst().orElseThrow();
         LocalHca hca = new LocalHca(0, node, HcaIdentity.defaults(0), "0000:04:00.0", 0);
         try (SysfsTree tree = new SysfsTree("node-desc-test")) {
-            new InfinibandSysfs(fabric, tree.root(), new Uevents()).build(List.of(hca));
+            new InfinibandSysfs(fabric, tree.root(), new Uevents(), io.ibemu.emulator.uverbs.ProviderProfile.DEFAULT).build(List.of(hca));
             tree.mount(dir);
             Path nodeDesc = dir.resolve("class/infiniband/" + hca.name() + "/node_desc");
             byte[] desc = {'h', (byte) 0xff, 'x', (byte) 0xc3};

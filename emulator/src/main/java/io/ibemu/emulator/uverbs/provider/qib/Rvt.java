@@ -1,5 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.qib;
 
+import io.ibemu.emulator.uverbs.provider.UverbsWc;
 import io.ibemu.kernel.CStruct;
 
 /**
@@ -18,12 +19,6 @@ final class Rvt {
     static final CStruct CQ_WC = CStruct.named("rvt_cq_wc").u32("head").u32("tail").build();
     static final int CQ_HEAD = CQ_WC.field("head").offset();
     static final int CQ_TAIL = CQ_WC.field("tail").offset();
-    /** struct ib_uverbs_wc: the ring's entry, the same bytes poll_cq would copy out. */
-    static final CStruct WC = CStruct.named("ib_uverbs_wc")
-            .u64("wr_id").u32("status").u32("opcode").u32("vendor_err").u32("byte_len").u32("ex")
-            .u32("qp_num").u32("src_qp").u32("wc_flags").u16("pkey_index").u16("slid").u8("sl")
-            .u8("dlid_path_bits").u8("port_num").u8("reserved").build();
-
     /** struct rvt_rwq / ipath_rwq: u32 head (the program's), u32 tail (the HCA's), then wq[]. */
     static final CStruct RWQ = CStruct.named("rvt_rwq").u32("head").u32("tail").build();
     static final int RQ_HEAD = RWQ.field("head").offset();
@@ -34,7 +29,7 @@ final class Rvt {
 
     /** The CQ ring's bytes for {@code cqe} entries: cqe + 1 slots, one always empty. */
     static int cqBytes(int cqe) {
-        return CQ_WC.size() + WC.size() * (cqe + 1);
+        return CQ_WC.size() + UverbsWc.SIZE * (cqe + 1);
     }
 
     /** One receive WQE's bytes for {@code maxSge} SGEs. */

@@ -22,6 +22,8 @@ import java.nio.ByteOrder;
  * gets its one-slot ring, as rvt_create_qp makes it.
  */
 public final class RvtDriver implements Driver {
+    /** RDMA_DRIVER_QIB of enum rdma_driver_id. */
+    public static final int QIB_DRIVER_ID = 16;
     private static final int OFFSET = Long.BYTES;
 
     private static byte[] offset(long offset) {

@@ -1,5 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.qib;
 
+import io.ibemu.emulator.uverbs.provider.UverbsWc;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class RingsTest {
     private static final VarHandle INT = CqRing.INT;
-    private static final int ENTRY = Rvt.WC.size();
+    private static final int ENTRY = UverbsWc.SIZE;
 
     private static ByteBuffer memory(int bytes) {
         return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
@@ -43,7 +44,7 @@ class RingsTest {
         byte[] e = new byte[ENTRY];
         ring.get(Rvt.CQ_WC.size() + tail * ENTRY, e);
         INT.setRelease(ring, Rvt.CQ_TAIL, tail == cqe ? 0 : tail + 1);
-        return CqRing.decode(e);
+        return UverbsWc.decode(e);
     }
 
     @Test
@@ -169,6 +170,6 @@ class RingsTest {
         assertEquals(0, (int) INT.get(ring, Rvt.CQ_HEAD), "and head wraps from the last slot");
         byte[] e = new byte[ENTRY];
         ring.get(Rvt.CQ_WC.size() + 3 * ENTRY, e);
-        assertEquals(wc(1), CqRing.decode(e));
+        assertEquals(wc(1), UverbsWc.decode(e));
     }
 }
