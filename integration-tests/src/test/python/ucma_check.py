@@ -214,6 +214,18 @@ def main():
     check(destroy_id(fd, ids[0]) == 0, "DESTROY_ID answers events_reported 0")
     again = create_id(fd, PS_TCP)
     check(again == ids[0], f"the lowest free id is given again ({again})")
+    m = create_id(fd, PS_TCP)
+    mresp = Buf(4)
+    rp, wp = os.pipe()
+    check(errno_of(lambda: cmd(fd, 18, struct.pack("<QII", mresp.addr, m, 1000), 4)) == errno.ENOENT,
+          "MIGRATE_ID to a descriptor that is not open: ENOENT")
+    check(errno_of(lambda: cmd(fd, 18, struct.pack("<QII", mresp.addr, m, rp), 4)) == errno.EINVAL,
+          "MIGRATE_ID to a pipe: EINVAL")
+    os.close(rp)
+    os.close(wp)
+    cmd(other, 18, struct.pack("<QII", mresp.addr, m, fd), 4)
+    check(errno_of(lambda: destroy_id(fd, m)) == errno.EINVAL and destroy_id(other, m) == 0,
+          "MIGRATE_ID written to another file moves the id there from the file fd names")
     os.close(other)
     os.close(fd)
     check(cm_ids(launcher, instance) == 0, "close() destroyed every id of the file")

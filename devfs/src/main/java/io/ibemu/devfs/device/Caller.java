@@ -60,4 +60,14 @@ public interface Caller {
     default int installFile(DeviceFile file, int openFlags) throws Errno {
         throw Errno.of(Errno.EOPNOTSUPP);
     }
+
+    /**
+     * The device file behind the caller's descriptor {@code fd} (fdget for a driver that takes
+     * another open file of its own by descriptor, as ucma's MIGRATE_ID does): null when the
+     * descriptor is not one of this daemon's device files. Only a caller under the launcher's
+     * supervisor can name one: others throw {@link Errno#EOPNOTSUPP}.
+     */
+    default DeviceFile fileOf(int fd) throws Errno {
+        throw Errno.of(Errno.EOPNOTSUPP);
+    }
 }

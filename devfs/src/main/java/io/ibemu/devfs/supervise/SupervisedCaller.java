@@ -160,6 +160,12 @@ final class SupervisedCaller implements Caller {
         return listener.install(id, file, openFlags);
     }
 
+    @Override
+    public DeviceFile fileOf(int fd) {
+        Object f = listener.rangeFile(tid, fd);
+        return f instanceof NodeFile n ? n.file : f instanceof SocketFile s ? s.file : null;
+    }
+
     /** fsuid, fsgid and groups from /proc/TID/status, as the kernel checks access. */
     static DeviceNode.Credentials credentials(int tid) {
         int fsuid = -1;

@@ -65,6 +65,14 @@ final class AddressResolver {
      */
     Route route(InetAddress src, InetAddress dst) throws Errno {
         try {
+            if (dst.isMulticastAddress()) {
+                // a multicast destination leaves through the source address's interface (ip_route_output_key)
+                NetworkInterface from = src == null || src.isAnyLocalAddress() ? null : NetworkInterface.getByInetAddress(src);
+                if (from == null) {
+                    throw Errno.of(Errno.ENETUNREACH);
+                }
+                return new Route(src, netdev(from.getName()).orElse(null));
+            }
             NetworkInterface local = NetworkInterface.getByInetAddress(dst);
             if (local != null) {
                 return new Route(dst, local.isLoopback() ? null : netdev(local.getName()).orElse(null));
@@ -108,6 +116,9 @@ final class AddressResolver {
         if (i == null || route.netdev() == null) {
             return Optional.empty();
         }
+        if (dst.isMulticastAddress()) {
+            return Optional.of(multicastAddress(dst, route.netdev().pkey()));
+        }
         Optional<byte[]> mac = kernelNeighbour(route.netdev().name(), dst);
         if (mac.isPresent()) {
             return i.neighbour(route.netdev().name(), mac.get());
@@ -118,6 +129,33 @@ final class AddressResolver {
             // the neighbour stays unresolved: the timeout reports it
         }
         return Optional.empty();
+    }
+
+    /**
+     * ip_ib_mc_map / ipv6_ib_mc_map: the 20-byte address of a multicast group on an IPoIB link —
+     * QPN 0xffffff, then the MGID ff12:401b:PKEY::(the group's low 28 bits), ff12:601b:... for IPv6.
+     */
+    static byte[] multicastAddress(InetAddress group, int pkey) {
+        byte[] a = group.getAddress();
+        byte[] b = new byte[20];
+        b[1] = (byte) 0xff;
+        b[2] = (byte) 0xff;
+        b[3] = (byte) 0xff;
+        b[4] = (byte) 0xff;
+        b[5] = 0x12;
+        b[6] = (byte) (a.length == 4 ? 0x40 : 0x60);
+        b[7] = 0x1b;
+        b[8] = (byte) (pkey >> 8 | 0x80);
+        b[9] = (byte) pkey;
+        if (a.length == 4) {
+            b[16] = (byte) (a[0] & 0x0f);
+            b[17] = a[1];
+            b[18] = a[2];
+            b[19] = a[3];
+        } else {
+            System.arraycopy(a, 6, b, 10, 10);
+        }
+        return b;
     }
 
     /** The MAC of a usable entry for {@code dst} in the kernel's neighbour table of {@code dev} ({@code ip neigh}). */

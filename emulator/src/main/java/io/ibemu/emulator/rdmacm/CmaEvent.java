@@ -4,9 +4,15 @@ package io.ibemu.emulator.rdmacm;
  * One {@code struct rdma_cm_event} as cma.c hands it to its user (ucma_event_handler): the event,
  * its status (0 or a negative errno, as the kernel reports it) and the parameters the
  * response's union carries, already coded ({@link Ucma#CONN_PARAM} or {@link Ucma#UD_PARAM}),
- * or null for none. {@code child} is the new id of a CONNECT_REQUEST.
+ * or null for none. {@code child} is the new id of a CONNECT_REQUEST; {@code multicast} the
+ * owner's context of a MULTICAST_JOIN/ERROR (what the kernel passes in the ud param's private
+ * data pointer).
  */
-record CmaEvent(Type type, int status, byte[] param, CmaId child) {
+record CmaEvent(Type type, int status, byte[] param, CmaId child, Object multicast) {
+
+    CmaEvent(Type type, int status, byte[] param, CmaId child) {
+        this(type, status, param, child, null);
+    }
 
     /** enum rdma_cm_event_type. */
     enum Type {

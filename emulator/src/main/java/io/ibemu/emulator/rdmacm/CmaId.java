@@ -6,12 +6,16 @@ import io.ibemu.emulator.cm.CmRejectReason;
 import io.ibemu.emulator.cm.CmReplyParam;
 import io.ibemu.emulator.cm.CmRequestParam;
 import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.cm.SidrReplyParam;
+import io.ibemu.emulator.cm.SidrRequestParam;
+import io.ibemu.emulator.cm.SidrStatus;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QpAttributeMask;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.hca.QpType;
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.mad.McMemberRecord;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.emulator.sa.SaClient;
 import io.ibemu.kernel.Errno;
@@ -197,6 +201,9 @@ final class CmaId {
                 source = a.withPort(port);
                 boundSpace = space;
                 boundPort = port;
+                if (destination == null) {
+                    destination = SockAddr.any(a.family()); // rdma_bind_addr gives the destination the family
+                }
             }
         } catch (Errno e) {
             synchronized (this) {
@@ -354,14 +361,9 @@ final class CmaId {
             if (attempt != resolution || state != CmaState.ADDR_QUERY) {
                 return;
             }
-            if (device != null && device.hca() != d.hca()) {
-                // bound to another device than the route leads to: cma_acquire_dev refuses it
-                state = CmaState.ADDR_BOUND;
-                report(CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -Errno.ENODEV));
-                return;
-            }
-            device = d;
-            if (src != null) {
+            // addr_handler acquires a device only for an id bound to none: a bound one keeps its own
+            device = device != null ? device.withDgid(d.dgid()) : d;
+            if (src != null && source.isAny()) {
                 source = source.withAddress(src.getAddress());
             }
             state = CmaState.ADDR_RESOLVED;
@@ -524,9 +526,6 @@ final class CmaId {
         exchange(CmaState.ROUTE_RESOLVED, CmaState.CONNECT);
         CmId id = null;
         try {
-            if (qpType == QpType.UD.code()) {
-                throw Errno.of(Errno.EOPNOTSUPP); // SIDR is not offered yet
-            }
             byte[] data = requestData(p.privateData());
             SockAddr dst = destination();
             long sid = dst.family() == SockAddr.AF_IB ? dst.sid() : ps.serviceId(dst.port());
@@ -538,6 +537,11 @@ final class CmaId {
             cm.register(id, this);
             synchronized (this) {
                 ibId = id;
+            }
+            if (qpType == QpType.UD.code()) {
+                // cma_resolve_ib_udp: a SIDR_REQ, its timeout 1 << (CMA_CM_RESPONSE_TIMEOUT - 8) ms
+                id.sendSidrReq(new SidrRequestParam(path(), sid, 1 << (CM_RESPONSE_TIMEOUT - 8), data, MAX_CM_RETRIES));
+                return;
             }
             id.sendReq(new CmRequestParam(path(), null, sid, p.qpNum(), QpType.ofCode(qpType), seqNum, data,
                     p.responderResources(), p.initiatorDepth(), CM_RESPONSE_TIMEOUT, p.flowControl(),
@@ -573,6 +577,15 @@ final class CmaId {
             throw Errno.of(Errno.EINVAL);
         }
         CmId id = ib();
+        if (qpType == QpType.UD.code()) {
+            if (p != null) {
+                synchronized (this) {
+                    qpNum = p.qpNum();
+                }
+            }
+            sendSidrRep(id, SidrStatus.SUCCESS, p == null ? 0 : p.qkey(), p == null ? new byte[0] : p.privateData());
+            return;
+        }
         if (p == null) {
             id.sendRtu(new byte[0]);
             return;
@@ -597,9 +610,40 @@ final class CmaId {
         }
     }
 
-    /** rdma_reject: a REJ with the reason and private data (EINVAL without an IB CM id). */
+    /** rdma_reject: a REJ with the reason and private data, a SIDR_REP(REJECT) for UD (EINVAL without an IB CM id). */
     void reject(byte[] privateData, CmRejectReason reason) throws Errno {
+        if (qpType == QpType.UD.code()) {
+            sendSidrRep(ib(), SidrStatus.REJECT, 0, privateData);
+            return;
+        }
         ib().sendRej(reason, new byte[0], privateData);
+    }
+
+    /** cma_send_sidr_rep: on success the Q_Key settled (cma_set_qkey) and our QP number. */
+    private void sendSidrRep(CmId id, SidrStatus status, int qkey, byte[] privateData) throws Errno {
+        int qp;
+        int key = 0;
+        synchronized (this) {
+            if (status == SidrStatus.SUCCESS) {
+                key = settleQkey(qkey);
+            }
+            qp = qpNum;
+        }
+        id.sendSidrRep(new SidrReplyParam(status == SidrStatus.SUCCESS ? qp : 0, key, status, null, privateData));
+    }
+
+    private int idQkey; // guarded by this; 0 until settled
+
+    /** cma_set_qkey: a settled Q_Key stays (another one asked for: EINVAL); else the given one or the space's. */
+    private int settleQkey(int qkey) throws Errno {
+        if (idQkey != 0) {
+            if (qkey != 0 && qkey != idQkey) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            return idQkey;
+        }
+        idQkey = qkey != 0 ? qkey : qkey();
+        return idQkey;
     }
 
     /** rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first; EINVAL without an IB CM id. */
@@ -649,7 +693,11 @@ final class CmaId {
         QpAttributes.Builder b = QpAttributes.builder().qpState(target).pkeyIndex(pkeyIndex).portNum(d.port());
         int mask = QpAttributeMask.STATE | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT;
         if (qpType == QpType.UD.code()) {
-            b.qkey(qkey());
+            int key;
+            synchronized (this) {
+                key = settleQkey(0);
+            }
+            b.qkey(key);
             mask |= QpAttributeMask.QKEY;
         } else {
             b.qpAccessFlags(0);
@@ -715,6 +763,75 @@ final class CmaId {
         }
     }
 
+    /** cma_ib_req_handler for a SIDR_REQ (cma_ib_new_udp_id): the new UD id, CONNECT_REQUEST with ud parameters. */
+    void sidrRequestReceived(CmId newIb, CmEvent.SidrReqReceived r) {
+        byte[] data = r.privateData();
+        int offset;
+        SockAddr mine;
+        synchronized (this) {
+            if (state != CmaState.LISTEN) {
+                newIb.destroy();
+                return;
+            }
+            offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
+            mine = source;
+        }
+        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
+        if (offset > 0 && (hdr == null || !accepts(hdr))) {
+            newIb.destroy();
+            return;
+        }
+        CmaId conn = new CmaId(cm, ps, QpType.UD.code(), handler);
+        io.ibemu.emulator.fabric.Port port = newIb.hca().local().port(r.port());
+        byte[] sgid;
+        synchronized (cm.fabric.lock()) {
+            sgid = SockAddr.gid(port.subnetPrefix(), port.guid());
+        }
+        synchronized (conn) {
+            conn.device = new CmaDevice(newIb.hca().local(), r.port(), sgid, r.pkey(), null);
+            conn.source = hdr != null ? new SockAddr(hdr.family(), hdr.dst(), mine.port(), 0, 0, 0, 0) : mine;
+            conn.destination = hdr != null ? new SockAddr(hdr.family(), hdr.src(), hdr.port(), 0, 0, 0, 0) : null;
+            conn.state = CmaState.CONNECT;
+            conn.ibId = newIb;
+        }
+        cm.register(newIb, conn);
+        byte[] ud = udParam(0, 0, null, Arrays.copyOfRange(data, offset, data.length));
+        if (!report(new CmaEvent(CmaEvent.Type.CONNECT_REQUEST, 0, ud, conn))) {
+            conn.destroy();
+        }
+    }
+
+    /** cma_sidr_rep_handler: ESTABLISHED with the peer's QPN, Q_Key and an address vector from the path, or UNREACHABLE. */
+    private CmaEvent sidrReply(CmEvent.SidrRepReceived r) {
+        if (r.status() != SidrStatus.SUCCESS.code()) {
+            return new CmaEvent(CmaEvent.Type.UNREACHABLE, r.status(), udParam(0, 0, null, r.privateData()), null);
+        }
+        try {
+            settleQkey(r.qkey());
+        } catch (Errno e) {
+            return CmaEvent.of(CmaEvent.Type.ADDR_ERROR, -e.code());
+        }
+        return new CmaEvent(CmaEvent.Type.ESTABLISHED, 0, udParam(r.qpn(), r.qkey(), path, r.privateData()), null);
+    }
+
+    /** struct rdma_ucm_ud_param: ib_init_ah_attr_from_path's address vector (no GRH on one subnet). */
+    private byte[] udParam(int qpn, int qkey, PathRecord p, byte[] privateData) {
+        io.ibemu.kernel.CStruct s = Ucma.UD_PARAM;
+        byte[] b = new byte[s.size()];
+        s.field("qp_num").put(b, 0, qpn);
+        s.field("qkey").put(b, 0, qkey);
+        if (p != null) {
+            s.field("ah_attr.dlid").put(b, 0, p.dlid());
+            s.field("ah_attr.sl").put(b, 0, p.sl());
+            s.field("ah_attr.static_rate").put(b, 0, 0);
+            s.field("ah_attr.port_num").put(b, 0, device.port());
+        }
+        int n = Math.min(privateData.length, Ucma.MAX_PRIVATE_DATA);
+        System.arraycopy(privateData, 0, b, s.field("private_data").offset(), n);
+        s.field("private_data_len").put(b, 0, n);
+        return b;
+    }
+
     /** cma_match_private_data: the header's destination is our bound address, or we are bound to any. */
     private synchronized boolean accepts(CmaHeader hdr) {
         if (source.family() != hdr.family() && !(source.family() == SockAddr.AF_INET6 && !afOnly)) {
@@ -760,6 +877,12 @@ final class CmaId {
         if (e instanceof CmEvent.TimewaitExit) {
             return CmaEvent.of(CmaEvent.Type.TIMEWAIT_EXIT, 0);
         }
+        if (e instanceof CmEvent.SidrReqError) {
+            return CmaEvent.of(CmaEvent.Type.UNREACHABLE, -Errno.ETIMEDOUT);
+        }
+        if (e instanceof CmEvent.SidrRepReceived r) {
+            return sidrReply(r);
+        }
         if (e instanceof CmEvent.RejReceived r) {
             return new CmaEvent(CmaEvent.Type.REJECTED, r.reason(),
                     new ConnParam(0, 0, r.privateData(), false, 0, 0, false, 0, 0).encode(), null);
@@ -771,6 +894,144 @@ final class CmaId {
     private CmaEvent disconnected(int status) {
         state = CmaState.DISCONNECT;
         return CmaEvent.of(CmaEvent.Type.DISCONNECTED, status);
+    }
+
+    // ---- multicast (cma_join_ib_multicast, cma_ib_mc_handler) ----
+
+    /** The groups this id joined, by the address it named: their MCMemberRecords as asked. */
+    private final java.util.Map<SockAddr, McMemberRecord> joined = new java.util.HashMap<>(); // guarded by this
+
+    /**
+     * rdma_join_multicast: a UD id, bound or resolved (EINVAL otherwise); the MGID from the address
+     * (cma_set_mgid: an IPv4 or IPv6 address mapped as IPoIB maps it, the RDMA CM signature for the
+     * UDP space; an AF_IB address is the MGID); the SA join runs off the caller and ends in
+     * MULTICAST_JOIN, with the group's address vector, or MULTICAST_ERROR.
+     */
+    void joinMulticast(SockAddr addr, int joinState, Object owner) throws Errno {
+        CmaDevice d;
+        synchronized (this) {
+            if (qpType != QpType.UD.code() || state != CmaState.ADDR_BOUND && state != CmaState.ADDR_RESOLVED) {
+                throw Errno.of(Errno.EINVAL);
+            }
+            if (joined.containsKey(addr)) {
+                throw Errno.of(Errno.EADDRINUSE);
+            }
+            d = device;
+        }
+        io.ibemu.emulator.fabric.Port port = d.hca().port(d.port());
+        byte[] mgid = mgid(addr, d.pkey());
+        int key;
+        synchronized (this) {
+            key = settleQkey(0);
+        }
+        McMemberRecord ask = new McMemberRecord(SockAddr.gidPrefixOf(mgid), SockAddr.gidGuidOf(mgid),
+                SockAddr.gidPrefixOf(d.sgid()), SockAddr.gidGuidOf(d.sgid()), key, 0, 0, 0, tosOrZero(), d.pkey() | 0x8000,
+                0, 0, 0, 0, 0, 0, 0, 0, joinState, false);
+        long mask = McMemberRecord.MGID | McMemberRecord.PORT_GID | McMemberRecord.PKEY | McMemberRecord.JOIN_STATE
+                | McMemberRecord.QKEY | MC_SL | MC_FLOW_LABEL | MC_TRAFFIC_CLASS;
+        SaClient sa;
+        try {
+            sa = cm.sa(port);
+        } catch (java.io.IOException e) {
+            throw Errno.of(Errno.ENOMEM);
+        }
+        synchronized (this) {
+            joined.put(addr, ask);
+        }
+        cm.query(() -> {
+            CmaEvent event;
+            try {
+                McMemberRecord group = sa.join(ask, mask);
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_JOIN, 0, groupParam(group), null, owner);
+            } catch (SaClient.Refused e) {
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_ERROR, -Errno.EINVAL, null, null, owner);
+            } catch (java.io.IOException e) {
+                event = new CmaEvent(CmaEvent.Type.MULTICAST_ERROR, -Errno.ETIMEDOUT, null, null, owner);
+            }
+            synchronized (this) {
+                if (!joined.containsKey(addr)) {
+                    return; // left meanwhile
+                }
+            }
+            report(event);
+        });
+    }
+
+    /** IB_SA_MCMEMBER_REC_SL, _FLOW_LABEL, _TRAFFIC_CLASS. */
+    private static final long MC_SL = 1L << 12, MC_FLOW_LABEL = 1L << 13, MC_TRAFFIC_CLASS = 1L << 6;
+
+    private synchronized int tosOrZero() {
+        return tos < 0 ? 0 : tos;
+    }
+
+    /** rdma_leave_multicast: the SA is told (SubnAdmDelete); unknown address: nothing. */
+    void leaveMulticast(SockAddr addr) {
+        McMemberRecord rec;
+        CmaDevice d;
+        synchronized (this) {
+            rec = joined.remove(addr);
+            d = device;
+        }
+        if (rec == null || d == null) {
+            return;
+        }
+        cm.query(() -> {
+            try {
+                cm.sa(d.hca().port(d.port())).leave(rec, McMemberRecord.MGID | McMemberRecord.PORT_GID
+                        | McMemberRecord.JOIN_STATE);
+            } catch (java.io.IOException e) {
+                // the SA forgets the member at its own pace
+            }
+        });
+    }
+
+    /** cma_set_mgid for InfiniBand. */
+    private byte[] mgid(SockAddr addr, int pkey) {
+        byte[] a = addr.address();
+        if (addr.isAny()) {
+            return new byte[16];
+        }
+        if (addr.family() == SockAddr.AF_IB) {
+            return a.clone();
+        }
+        if (addr.family() == SockAddr.AF_INET6 && (a[0] & 0xff) == 0xff && (a[1] & 0xf0) == 0x10
+                && (a[2] & 0xff) == 0xa0 && (a[3] & 0xff) == 0x1b) {
+            return a.clone(); // an SA-assigned MGID given as an IPv6 address
+        }
+        byte[] m = new byte[16];
+        m[0] = (byte) 0xff;
+        m[1] = 0x12; // the IPoIB broadcast group's scope (link-local)
+        m[2] = 0x40;
+        m[3] = (byte) (ps == PortSpace.UDP ? 0x01 : 0x1b); // the RDMA CM signature in the UDP space
+        m[4] = (byte) (pkey >> 8 | 0x80);
+        m[5] = (byte) pkey;
+        if (addr.family() == SockAddr.AF_INET) {
+            m[12] = (byte) (a[0] & 0x0f);
+            m[13] = a[1];
+            m[14] = a[2];
+            m[15] = a[3];
+        } else {
+            m[2] = 0x60; // ipv6_ib_mc_map's signature
+            System.arraycopy(a, 6, m, 6, 10);
+        }
+        return m;
+    }
+
+    /** ib_init_ah_from_mcmember as the event's ud param: MLID, SL, a GRH to the MGID, QPN 0xffffff, the Q_Key. */
+    private byte[] groupParam(McMemberRecord g) {
+        io.ibemu.kernel.CStruct s = Ucma.UD_PARAM;
+        byte[] b = new byte[s.size()];
+        s.field("qp_num").put(b, 0, 0xffffff);
+        s.field("qkey").put(b, 0, g.qkey());
+        s.field("ah_attr.dlid").put(b, 0, g.mlid());
+        s.field("ah_attr.sl").put(b, 0, g.sl());
+        s.field("ah_attr.is_global").put(b, 0, 1);
+        s.field("ah_attr.port_num").put(b, 0, device().port());
+        System.arraycopy(SockAddr.gid(g.mgidPrefix(), g.mgidInterface()), 0, b, s.field("ah_attr.grh.dgid").offset(), 16);
+        s.field("ah_attr.grh.flow_label").put(b, 0, g.flowLabel());
+        s.field("ah_attr.grh.hop_limit").put(b, 0, g.hopLimit());
+        s.field("ah_attr.grh.traffic_class").put(b, 0, g.trafficClass());
+        return b;
     }
 
     /** rdma_destroy_id: no event is reported after it returns; the port goes back to its space. */
@@ -791,6 +1052,9 @@ final class CmaId {
             ib.addAll(listenIds);
             listenIds.clear();
         }
+        for (SockAddr a : joinedAddresses()) {
+            leaveMulticast(a);
+        }
         handler = null;
         for (CmId id : ib) {
             cm.forget(id);
@@ -799,6 +1063,10 @@ final class CmaId {
         if (port >= 0) {
             cm.ports.release(space, this, port);
         }
+    }
+
+    private synchronized List<SockAddr> joinedAddresses() {
+        return new ArrayList<>(joined.keySet());
     }
 
     /** The service id of the bound port (rdma_get_service_id). */

@@ -87,6 +87,15 @@ public final class RdmaCm implements AutoCloseable {
             }
             return;
         }
+        if (event instanceof CmEvent.SidrReqReceived r) {
+            CmaId listener = byIbId.get(r.listenId());
+            if (listener == null) {
+                id.destroy();
+            } else {
+                listener.sidrRequestReceived(id, r);
+            }
+            return;
+        }
         CmaId owner = byIbId.get(id);
         if (owner != null) {
             owner.ibEvent(event);

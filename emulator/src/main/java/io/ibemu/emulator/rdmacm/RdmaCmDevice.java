@@ -23,6 +23,8 @@ public final class RdmaCmDevice implements CharDevice {
     public static final int ABI_VERSION = Ucma.ABI_VERSION;
 
     final ContextTable contexts = new ContextTable();
+    /** multicast_table: every join of every file, the lowest free id from 0. */
+    private final java.util.TreeMap<Integer, UcmaMulticast> multicasts = new java.util.TreeMap<>();
     final RdmaCm cm;
 
     public RdmaCmDevice(RdmaCm cm) {
@@ -32,6 +34,40 @@ public final class RdmaCmDevice implements CharDevice {
     @Override
     public DeviceFile open(Caller caller, int openFlags) {
         return new UcmaFile(this);
+    }
+
+    synchronized UcmaMulticast newMulticast(long uid, UcmaContext c, SockAddr addr) {
+        int id = 0;
+        for (int taken : multicasts.keySet()) {
+            if (taken != id) {
+                break;
+            }
+            id++;
+        }
+        UcmaMulticast mc = new UcmaMulticast(id, uid, c, addr);
+        multicasts.put(id, mc);
+        return mc;
+    }
+
+    /** The join {@code id} of {@code file}: ENOENT for none, EINVAL for another file's. */
+    synchronized UcmaMulticast multicast(UcmaFile file, int id) throws io.ibemu.kernel.Errno {
+        UcmaMulticast mc = multicasts.get(id);
+        if (mc == null) {
+            throw io.ibemu.kernel.Errno.of(io.ibemu.kernel.Errno.ENOENT);
+        }
+        if (mc.context.file != file) {
+            throw io.ibemu.kernel.Errno.of(io.ibemu.kernel.Errno.EINVAL);
+        }
+        return mc;
+    }
+
+    /** ucma_cleanup_multicast: a destroyed context's joins leave the table. */
+    synchronized void removeMulticasts(UcmaContext c) {
+        multicasts.values().removeIf(mc -> mc.context == c);
+    }
+
+    synchronized void removeMulticast(UcmaMulticast mc) {
+        multicasts.remove(mc.id, mc);
     }
 
     /** How many ids the open files hold, for {@code ctl objects}. */

@@ -5,6 +5,7 @@ import io.ibemu.emulator.cm.QpAttributeChange;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.mad.PathRecord;
+import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
 
@@ -31,15 +32,20 @@ final class UcmaCommands {
             UcmaCommand.in(RESOLVE_ROUTE, "RESOLVE_ROUTE", Ucma.RESOLVE_ROUTE, UcmaCommands::resolveRoute),
             new UcmaCommand(QUERY_ROUTE, "QUERY_ROUTE", Ucma.QUERY, Ucma.QUERY_ROUTE_RESP.field("ibdev_index").offset(),
                     UcmaCommands::queryRoute),
-            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect),
+            UcmaCommand.in(CONNECT, "CONNECT", Ucma.CONNECT, UcmaCommands::connect).extensibleTo("reserved"),
             UcmaCommand.in(LISTEN, "LISTEN", Ucma.LISTEN, UcmaCommands::listen),
-            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept),
+            UcmaCommand.in(ACCEPT, "ACCEPT", Ucma.ACCEPT, UcmaCommands::accept).extensibleTo("reserved"),
             UcmaCommand.in(REJECT, "REJECT", Ucma.REJECT, UcmaCommands::reject),
             UcmaCommand.in(DISCONNECT, "DISCONNECT", Ucma.DISCONNECT, UcmaCommands::disconnect),
             UcmaCommand.io(INIT_QP_ATTR, "INIT_QP_ATTR", Ucma.INIT_QP_ATTR, Ucma.QP_ATTR, UcmaCommands::initQpAttr),
             UcmaCommand.in(NOTIFY, "NOTIFY", Ucma.NOTIFY, UcmaCommands::notifyEvent),
             UcmaCommand.io(GET_EVENT, "GET_EVENT", Ucma.GET_EVENT, Ucma.EVENT_RESP, UcmaCommands::getEvent),
             UcmaCommand.in(SET_OPTION, "SET_OPTION", Ucma.SET_OPTION, UcmaCommands::setOption),
+            UcmaCommand.io(JOIN_IP_MCAST, "JOIN_IP_MCAST", Ucma.JOIN_IP_MCAST, Ucma.CREATE_ID_RESP,
+                    UcmaCommands::joinIpMulticast),
+            UcmaCommand.io(LEAVE_MCAST, "LEAVE_MCAST", Ucma.DESTROY_ID, Ucma.DESTROY_ID_RESP, UcmaCommands::leaveMulticast),
+            UcmaCommand.io(JOIN_MCAST, "JOIN_MCAST", Ucma.JOIN_MCAST, Ucma.CREATE_ID_RESP, UcmaCommands::joinMulticast),
+            UcmaCommand.in(MIGRATE_ID, "MIGRATE_ID", Ucma.MIGRATE_ID, UcmaCommands::migrateId),
             UcmaCommand.in(QUERY, "QUERY", Ucma.QUERY, UcmaCommands::query),
             UcmaCommand.in(BIND, "BIND", Ucma.BIND, UcmaCommands::bind),
             UcmaCommand.in(RESOLVE_ADDR, "RESOLVE_ADDR", Ucma.RESOLVE_ADDR, UcmaCommands::resolveAddr));
@@ -167,7 +173,13 @@ final class UcmaCommands {
     }
 
     /** ucma_set_option: level and name decide; a wrong optlen is EINVAL, an unknown name or level ENOSYS. */
+    /** KMALLOC_MAX_SIZE on x86_64 (MAX_ORDER 11, 4 KiB pages): a larger optlen is EINVAL before the id is looked up. */
+    private static final long KMALLOC_MAX_SIZE = 4L << 20;
+
     private static void setOption(UcmaRequest r) throws Errno {
+        if ((r.get("optlen") & 0xffffffffL) > KMALLOC_MAX_SIZE) {
+            throw Errno.of(Errno.EINVAL);
+        }
         CmaId id = r.context().cmId;
         int level = r.getInt("level");
         int name = r.getInt("optname");
@@ -359,6 +371,81 @@ final class UcmaCommands {
         s.field(prefix + "preference").put(b, 0, p.preference());
     }
 
+    /**
+     * ucma_migrate_id, written to the new file: {@code fd} names the id's current file (not open:
+     * ENOENT; not an rdma_cm file: EINVAL), the id is looked up there, and the context moves here
+     * with its unread events; the response counts its events read.
+     */
+    private static void migrateId(UcmaRequest r) throws Errno {
+        int fd = r.getInt("fd");
+        DeviceFile f = r.caller().fileOf(fd);
+        if (!(f instanceof UcmaFile current)) {
+            boolean open = java.nio.file.Files.exists(java.nio.file.Path.of("/proc", Integer.toString(r.caller().tid()),
+                    "fd", Integer.toString(fd)), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            throw Errno.of(open ? Errno.EINVAL : Errno.ENOENT);
+        }
+        UcmaContext c = r.file().device.contexts.get(current, r.getInt("id"));
+        int reported = current.migrate(c, r.file());
+        byte[] resp = new byte[Ucma.MIGRATE_RESP.size()];
+        Ucma.MIGRATE_RESP.field("events_reported").put(resp, 0, reported);
+        r.respond(resp);
+    }
+
+    // ---- multicast ----
+
+    /** RDMA_MC_JOIN_FLAG_* to the MCMemberRecord JoinState bit: full member, or send-only full member. */
+    private static final int FULL_MEMBER = 1, SENDONLY_FULL_MEMBER = 1 << 3;
+
+    /** ucma_join_ip_multicast: a sockaddr_in6 member (EINVAL otherwise), joined as a full member. */
+    private static void joinIpMulticast(UcmaRequest r) throws Errno {
+        join(r, in6(r, "addr"), FULL_MEMBER);
+    }
+
+    /** ucma_join_multicast: the address's size as its family's, and a known join flag (EINVAL otherwise). */
+    private static void joinMulticast(UcmaRequest r) throws Errno {
+        SockAddr a = storage(r, "addr", r.getInt("addr_size"));
+        int flags = r.getInt("join_flags");
+        if (flags != 0 && flags != 1) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        join(r, a, flags == 0 ? FULL_MEMBER : SENDONLY_FULL_MEMBER);
+    }
+
+    /** ucma_process_join: the id must have a device; the join numbered, then rdma_join_multicast. */
+    private static void join(UcmaRequest r, SockAddr a, int joinState) throws Errno {
+        UcmaContext c = r.context();
+        CmaId id = withDevice(r);
+        RdmaCmDevice device = r.file().device;
+        UcmaMulticast mc = device.newMulticast(r.get("uid"), c, a);
+        try {
+            id.joinMulticast(a, joinState, mc);
+        } catch (Errno e) {
+            device.removeMulticast(mc);
+            throw e;
+        }
+        byte[] resp = new byte[Ucma.CREATE_ID_RESP.size()];
+        Ucma.CREATE_ID_RESP.field("id").put(resp, 0, mc.id);
+        try {
+            r.respond(resp);
+        } catch (Errno e) {
+            id.leaveMulticast(a);
+            device.removeMulticast(mc);
+            throw e;
+        }
+    }
+
+    /** ucma_leave_multicast: the join by its id (ENOENT, another file's EINVAL), left; its events read counted. */
+    private static void leaveMulticast(UcmaRequest r) throws Errno {
+        RdmaCmDevice device = r.file().device;
+        UcmaMulticast mc = device.multicast(r.file(), r.getInt("id"));
+        mc.context.cmId.leaveMulticast(mc.address);
+        device.removeMulticast(mc);
+        int reported = r.file().forgetMulticast(mc);
+        byte[] resp = new byte[Ucma.DESTROY_ID_RESP.size()];
+        Ucma.DESTROY_ID_RESP.field("events_reported").put(resp, 0, reported);
+        r.respond(resp);
+    }
+
     // ---- connections ----
 
     /** ucma's max_backlog sysctl default. */
@@ -495,8 +582,9 @@ final class UcmaCommands {
     static byte[] eventResponse(UcmaContext c, CmaEvent event) {
         CStruct s = Ucma.EVENT_RESP;
         byte[] b = new byte[s.size()];
-        s.field("uid").put(b, 0, c.uid);
-        s.field("id").put(b, 0, c.id);
+        UcmaMulticast mc = event.multicast() instanceof UcmaMulticast m ? m : null;
+        s.field("uid").put(b, 0, mc != null ? mc.uid : c.uid);
+        s.field("id").put(b, 0, mc != null ? mc.id : c.id);
         s.field("event").put(b, 0, event.type().ordinal());
         s.field("status").put(b, 0, event.status());
         if (event.param() != null) {

@@ -7,7 +7,8 @@ package io.ibemu.emulator.rdmacm;
  */
 final class UcmaContext {
     final int id;
-    final UcmaFile file;
+    /** The file the context belongs to: MIGRATE_ID moves it (under both files' monitors). */
+    volatile UcmaFile file;
     volatile CmaId cmId;
     long uid;
     int eventsReported;

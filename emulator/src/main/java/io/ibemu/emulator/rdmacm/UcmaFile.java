@@ -70,8 +70,13 @@ final class UcmaFile implements DeviceFile {
         if (out < command.responseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        // copy_from_user(&cmd, inbuf, sizeof(cmd)): past the write's end we see zeros, the kernel the caller's memory
-        byte[] request = Arrays.copyOfRange(buf, HDR, HDR + command.request().size());
+        if (in < command.extensibleFrom()) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        // copy_from_user(&cmd, inbuf, sizeof(cmd)): past the write's end we see zeros, the kernel the caller's
+        // memory; an extensible request reads min(in, sizeof(cmd)) and zeroes the rest
+        int copied = command.extensibleFrom() > 0 ? Math.min(in, command.request().size()) : command.request().size();
+        byte[] request = Arrays.copyOf(Arrays.copyOfRange(buf, HDR, HDR + copied), command.request().size());
         command.handler().run(new UcmaRequest(this, caller, command, request, out, (fileFlags & O_NONBLOCK) != 0));
         return len;
     }
@@ -160,7 +165,16 @@ final class UcmaFile implements DeviceFile {
                 child.cmId.handler((id, ev) -> queue(owner, id, ev));
             }
             e.context().eventsReported++;
+            if (e.event().multicast() instanceof UcmaMulticast mc) {
+                mc.eventsReported++;
+            }
         }
+    }
+
+    /** ucma_cleanup_mc_events: a left join's unread events go; the count of those read is returned. */
+    synchronized int forgetMulticast(UcmaMulticast mc) {
+        events.removeIf(e -> e.event().multicast() == mc);
+        return mc.eventsReported;
     }
 
     /**
@@ -169,6 +183,7 @@ final class UcmaFile implements DeviceFile {
      * its events that were read is returned.
      */
     int free(UcmaContext c) {
+        device.removeMulticasts(c);
         List<Event> dropped = new ArrayList<>();
         int reported;
         synchronized (this) {
@@ -197,6 +212,50 @@ final class UcmaFile implements DeviceFile {
             id.destroy();
         }
         return free(c);
+    }
+
+    /**
+     * ucma_migrate_id's move: the context and its unread events go to {@code target} (both
+     * files locked in a fixed order, as ucma_lock_files does), and its id's events follow it.
+     * Returns the number of its events read so far.
+     */
+    int migrate(UcmaContext c, UcmaFile target) {
+        if (target == this) {
+            synchronized (this) {
+                return c.eventsReported;
+            }
+        }
+        UcmaFile first = System.identityHashCode(this) <= System.identityHashCode(target) ? this : target;
+        UcmaFile second = first == this ? target : this;
+        List<PollWaiter> wake;
+        int reported;
+        synchronized (first) {
+            synchronized (second) {
+                contexts.remove(c);
+                target.contexts.add(c);
+                List<Event> moving = new ArrayList<>();
+                events.removeIf(e -> e.context() == c && moving.add(e));
+                target.events.addAll(moving);
+                c.file = target;
+                CmaId id = c.cmId;
+                if (id != null) {
+                    id.handler((cmId, ev) -> target.queue(c, cmId, ev));
+                }
+                reported = c.eventsReported;
+                wake = moving.isEmpty() ? List.of() : target.takeWaiters();
+                if (!moving.isEmpty()) {
+                    target.notifyAll();
+                }
+            }
+        }
+        wake.forEach(PollWaiter::wake);
+        return reported;
+    }
+
+    private List<PollWaiter> takeWaiters() {
+        List<PollWaiter> w = new ArrayList<>(waiters);
+        waiters.clear();
+        return w;
     }
 
     synchronized int contextCount() {
