@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -183,10 +182,6 @@ class KernelConformanceTest {
      * /dev/infiniband/rdma_cm on ibemu the probe bails out, and the test fails.
      */
     @Nested
-    @Disabled("rdma_cm on ibemu (branch rdmacm) still disagrees with the kernel: MIGRATE_ID, JOIN_IP_MCAST, JOIN_MCAST"
-            + " and LEAVE_MCAST are ENOSYS; CONNECT, ACCEPT and SET_OPTION look the id up before checking in_len/optlen"
-            + " (ENOENT for the kernel's EINVAL); QUERY ADDR's dst_size after BIND_IP; a failed bind's interface"
-            + " is not kept")
     class RdmaCm {
         @Test
         void theVmRanTheUcmaProbe() throws IOException {
