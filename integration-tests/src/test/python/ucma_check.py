@@ -204,6 +204,10 @@ def main():
     ev = Buf(EVENT_RESP)
     check(errno_of(lambda: cmd(other, GET_EVENT, struct.pack("<Q", ev.addr), EVENT_RESP)) == errno.EAGAIN,
           "GET_EVENT with no event under O_NONBLOCK: EAGAIN")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+    check(errno_of(lambda: cmd(fd, GET_EVENT, struct.pack("<Q", ev.addr), EVENT_RESP)) == errno.EAGAIN,
+          "GET_EVENT with no event after fcntl(F_SETFL, O_NONBLOCK): EAGAIN")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     check(errno_of(lambda: cmd(other, GET_EVENT, struct.pack("<Q", ev.addr), EVENT_RESP - 1)) == errno.ENOSPC,
           "GET_EVENT with out one byte short: ENOSPC")
     p = select.poll()

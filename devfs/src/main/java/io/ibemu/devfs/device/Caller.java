@@ -70,4 +70,13 @@ public interface Caller {
     default DeviceFile fileOf(int fd) throws Errno {
         throw Errno.of(Errno.EOPNOTSUPP);
     }
+
+    /**
+     * The file's status flags now (f_flags), for a call that blocks unless O_NONBLOCK is set:
+     * {@code openFlags} are those the call was handed (the open's), which an fcntl(F_SETFL) since
+     * may have changed. Where the caller's descriptor is not known, {@code openFlags}.
+     */
+    default int fileFlags(int openFlags) {
+        return openFlags;
+    }
 }

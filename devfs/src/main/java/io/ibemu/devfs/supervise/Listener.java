@@ -127,6 +127,7 @@ final class Listener {
                     return;
                 }
                 lastServeStart = System.nanoTime();
+                supervisor.callStarted();
                 serve(n);
                 if (receivers.get() > 0 && threads.get() > 1) {
                     return;
@@ -141,6 +142,11 @@ final class Listener {
     /** True when every thread has been serving for at least {@code nanos}: time for a spare. */
     boolean stuck(long nanos) {
         return receivers.get() == 0 && threads.get() > 0 && System.nanoTime() - lastServeStart > nanos;
+    }
+
+    /** True when a call started at or after {@code tick} (System.nanoTime) or one is still being served. */
+    boolean servedSince(long tick) {
+        return lastServeStart - tick >= 0 || receivers.get() == 0 && threads.get() > 0;
     }
 
     private void release() {

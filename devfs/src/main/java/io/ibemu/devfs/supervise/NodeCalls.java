@@ -326,7 +326,7 @@ final class NodeCalls {
         if (!listener.valid(n.id())) {
             return;
         }
-        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid());
+        SupervisedCaller caller = new SupervisedCaller(listener, n.id(), n.tid()).on((int) a[0]);
         try {
             listener.reply(n, file != null ? file.file.write(caller, ByteBuffer.wrap(data), file.flags)
                     : carried.file.write(caller, ByteBuffer.wrap(data), carried.accessMode()));

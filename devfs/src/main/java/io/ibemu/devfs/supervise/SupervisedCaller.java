@@ -160,6 +160,33 @@ final class SupervisedCaller implements Caller {
         return listener.install(id, file, openFlags);
     }
 
+    /** The descriptor the call was made on, or -1 (fileFlags then answers the open's flags). */
+    private int fd = -1;
+
+    /** Names the descriptor of the call (a write), so that {@link #fileFlags} can read its flags now. */
+    SupervisedCaller on(int descriptor) {
+        fd = descriptor;
+        return this;
+    }
+
+    /** f_flags from /proc/TID/fdinfo/FD ("flags:" in octal), read only when asked. */
+    @Override
+    public int fileFlags(int openFlags) {
+        if (fd < 0) {
+            return openFlags;
+        }
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "fdinfo", Integer.toString(fd)))) {
+                if (line.startsWith("flags:")) {
+                    return Integer.parseInt(line.substring(6).trim(), 8);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone: the open's flags are all there is
+        }
+        return openFlags;
+    }
+
     @Override
     public DeviceFile fileOf(int fd) {
         Object f = listener.rangeFile(tid, fd);

@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 import java.util.function.Predicate;
 
@@ -79,6 +80,8 @@ public final class Supervisor implements AutoCloseable {
     private final Thread watchdog;
     private static final long SPARE_DELAY_MS = 5;
     private volatile boolean closing;
+    /** The watchdog sleeps untimed until the next call: a tree that only polls its mapped rings costs nothing. */
+    private volatile boolean watchdogParked;
     private final AtomicLong restartedCalls = new AtomicLong();
 
     private Supervisor(DeviceDirectory devices, ServerSocketChannel server, Path socket, long fuseDev,
@@ -110,7 +113,9 @@ public final class Supervisor implements AutoCloseable {
     /**
      * Starts a spare thread for a listener whose threads have all been serving for
      * {@link #SPARE_DELAY_MS}: a device call that blocks holds up no other call for longer.
-     * Ticks only while some process tree is supervised.
+     * Ticks only while some process tree is supervised and makes calls: after a tick in which no
+     * call started or was in flight it parks until {@link #callStarted} (programs busy-polling
+     * mapped queues make no call, and a 5 ms tick was all the daemon's CPU while they did).
      */
     private void watch() {
         try {
@@ -120,15 +125,41 @@ public final class Supervisor implements AutoCloseable {
                         listeners.wait();
                     }
                 }
+                long tick = System.nanoTime();
                 Thread.sleep(SPARE_DELAY_MS);
                 for (Listener l : listeners) {
                     if (l.stuck(TimeUnit.MILLISECONDS.toNanos(SPARE_DELAY_MS))) {
                         l.startThread();
                     }
                 }
+                if (!callsSince(tick)) {
+                    watchdogParked = true;
+                    // a call that started before the flag was seen is seen here (both volatile)
+                    if (!callsSince(tick) && !closing) {
+                        LockSupport.park(this);
+                    }
+                    watchdogParked = false;
+                }
             }
         } catch (InterruptedException e) {
             // closing
+        }
+    }
+
+    private boolean callsSince(long tick) {
+        for (Listener l : listeners) {
+            if (l.servedSince(tick)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A listener took a call: the watchdog must watch it (one volatile read when it already does). */
+    void callStarted() {
+        if (watchdogParked) {
+            watchdogParked = false;
+            LockSupport.unpark(watchdog);
         }
     }
 

@@ -61,6 +61,7 @@ public final class SupervisorProbe {
                 check("missing CMD: 127", missing.waitFor(10, TimeUnit.SECONDS) && missing.exitValue() == 127);
             }
             closeWhileATreeRuns(directory, stub, scratch);
+            watchdogParksWhileNoCallIsMade(directory, stub, scratch);
         }
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -88,6 +89,43 @@ public final class SupervisorProbe {
         check("after close, the open of a node fails with ENOSYS (signal wake: " + ReceiverWake.AVAILABLE + "): "
                 + rest.toString().strip(), exited && shell.exitValue() != 0 && rest.toString().contains("not implemented"));
         shell.destroyForcibly();
+    }
+
+    /**
+     * A supervised tree that makes no call (a program busy-polling mapped rings, here a shell
+     * waiting on its stdin after a supervised open) leaves the watchdog parked, not ticking;
+     * its next call is served as before.
+     */
+    private static void watchdogParksWhileNoCallIsMade(DeviceDirectory directory, Path stub, Path scratch)
+            throws Exception {
+        try (Supervisor supervisor = Supervisor.start(directory, scratch.resolve("third.sock"))) {
+            Process shell = new ProcessBuilder(stub.toString(), "--socket", supervisor.socket().toString(), "--",
+                    "sh", "-c", "exec 3<>/dev/infiniband/sup0; echo ready; read go; exec 4<>/dev/infiniband/sup0; echo opened $?")
+                    .redirectErrorStream(true).start();
+            var out = new java.io.BufferedReader(new java.io.InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8));
+            check("a shell under a third supervisor opened a node", "ready".equals(out.readLine()));
+            check("while it makes no call, the watchdog is parked", supervisor.supervisedTrees() == 1
+                    && await(SupervisorProbe::watchdogParked));
+            shell.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+            shell.getOutputStream().flush();
+            String rest = out.readLine();
+            check("its next open is served: " + rest, shell.waitFor(10, TimeUnit.SECONDS) && "opened 0".equals(rest));
+            shell.destroyForcibly();
+        }
+    }
+
+    /** A live supervise-watchdog thread is in LockSupport.park (not Thread.sleep, not waiting for a tree). */
+    private static boolean watchdogParked() {
+        for (var e : Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey().getName().equals("supervise-watchdog") && e.getKey().isAlive()) {
+                for (StackTraceElement f : e.getValue()) {
+                    if (f.getClassName().equals("java.util.concurrent.locks.LockSupport") && f.getMethodName().equals("park")) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     private static String listing() {

@@ -25,7 +25,6 @@ import java.util.List;
  * every id the file still holds (ucma_close).
  */
 final class UcmaFile implements DeviceFile {
-    private static final int O_NONBLOCK = 04000;
     private static final long INTERRUPT_POLL_MS = 20;
     private static final int HDR = Ucma.CMD_HDR.size();
     private static final CField HDR_CMD = Ucma.CMD_HDR.field("cmd");
@@ -77,7 +76,7 @@ final class UcmaFile implements DeviceFile {
         // memory; an extensible request reads min(in, sizeof(cmd)) and zeroes the rest
         int copied = command.extensibleFrom() > 0 ? Math.min(in, command.request().size()) : command.request().size();
         byte[] request = Arrays.copyOf(Arrays.copyOfRange(buf, HDR, HDR + copied), command.request().size());
-        command.handler().run(new UcmaRequest(this, caller, command, request, out, (fileFlags & O_NONBLOCK) != 0));
+        command.handler().run(new UcmaRequest(this, caller, command, request, out, fileFlags));
         return len;
     }
 
@@ -125,8 +124,9 @@ final class UcmaFile implements DeviceFile {
      */
     void getEvent(UcmaRequest r, long response) throws Errno {
         synchronized (this) {
+            boolean nonBlocking = events.isEmpty() && r.nonBlocking(); // f_flags now: read once, not per wake-up
             while (events.isEmpty()) {
-                if (r.nonBlocking()) {
+                if (nonBlocking) {
                     throw Errno.of(Errno.EAGAIN);
                 }
                 if (r.caller().interrupted()) {

@@ -10,7 +10,14 @@ import io.ibemu.kernel.Errno;
  * zero-padded to the request struct, as copy_from_user of {@code sizeof(cmd)} reads them), the
  * header's {@code out} length, and the file and caller it runs for.
  */
-record UcmaRequest(UcmaFile file, Caller caller, UcmaCommand command, byte[] in, int outLength, boolean nonBlocking) {
+record UcmaRequest(UcmaFile file, Caller caller, UcmaCommand command, byte[] in, int outLength, int fileFlags) {
+    private static final int O_NONBLOCK = 04000;
+
+    /** O_NONBLOCK on the file now (file->filp->f_flags: an fcntl since the open counts). */
+    boolean nonBlocking() {
+        return (caller.fileFlags(fileFlags) & O_NONBLOCK) != 0;
+    }
+
 
     long get(String member) {
         return command.request().field(member).get(in, 0);
