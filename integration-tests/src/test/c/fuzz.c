@@ -8,7 +8,8 @@
  *        s (sysfs), c (control socket), v (uverbs); default "uiscv". IBEMU_CONTROL names the
  *        control socket (STATE/control.sock).
  *   ./fuzz [--cases SEED N [FAMILIES] | --case FAMILY SEED I]   the comparable corpus: N cases of
- *        each family (u, i, v, x: the interfaces the kernel has too; x is uverbs' ioctl), each one operation of the walk
+ *        each family (u, i, v, x: the interfaces the kernel has too; x is uverbs' ioctl; r: the
+ *        rdma_cm write ABI, its own corpus: fuzz_ucma.c), each one operation of the walk
  *        on fresh files set up from the case's own seed, printed as TAP with the device's answer
  *        ("ok 7 - uverbs 1.6: command 0x10, ... # answer EOPNOTSUPP"). With no argument: seed 1,
  *        CORPUS_CASES cases, what KernelConformanceTest runs on the kernel (VM) and on ibemu.
@@ -754,6 +755,171 @@ static void op_uverbs(void)
 		uverbs_act();
 }
 
+/* ---------------------------------------------------------------- rdma_cm (ucma)
+ *
+ * One random write to /dev/infiniband/rdma_cm (ucma_write and the command it reaches), on a file
+ * opened O_NONBLOCK (GET_EVENT answers EAGAIN rather than waiting) holding up to two fresh ids
+ * (0 and 1). What the kernel's answer may depend on the machine is kept out: every write carries
+ * the whole largest request (the kernel copies sizeof(cmd) past the header whatever `in` says, from
+ * memory a FUSE device never sees), addresses are a family and the any-address (no route is looked
+ * up), MIGRATE_ID's fd is one no process has.
+ */
+static const int UCMA_WRITE[] = { EINVAL, ENOSYS, ENOSPC, EFAULT, ENOENT, EAGAIN, EADDRNOTAVAIL, EADDRINUSE,
+	ENODEV, EAFNOSUPPORT, ENOMEM, EIO, ENXIO, EBUSY, EOPNOTSUPP, EPERM, EACCES, ERANGE, 0 };
+static int ucma_fd = -1;
+
+static const char *rdma_cm_path(void) { return env_or("IBEMU_RDMA_CM", "/dev/infiniband/rdma_cm"); }
+
+/* ucma's request layouts (rdma_user_cm.h): where the response pointer, the id and addresses sit. */
+struct ucma_layout {
+	int in;                /* sizeof the request */
+	int response;          /* offset of the response pointer, -1 for none */
+	int addr[2], addr_len; /* sockaddr areas (-1: none) and their size: 28 (sockaddr_in6) or 128 */
+};
+static const struct ucma_layout UCMA_LAYOUT[23] = {
+	[0] = { 24, 8, { -1, -1 }, 0 },       /* CREATE_ID: uid, response */
+	[1] = { 16, 0, { -1, -1 }, 0 },       /* DESTROY_ID */
+	[2] = { 40, 0, { 8, -1 }, 28 },       /* BIND_IP */
+	[3] = { 64, -1, { 0, 28 }, 28 },      /* RESOLVE_IP */
+	[4] = { 8, -1, { -1, -1 }, 0 },      /* RESOLVE_ROUTE */
+	[5] = { 16, 0, { -1, -1 }, 0 },       /* QUERY_ROUTE */
+	[6] = { 288, -1, { -1, -1 }, 0 },      /* CONNECT */
+	[7] = { 8, -1, { -1, -1 }, 0 },      /* LISTEN */
+	[8] = { 296, -1, { -1, -1 }, 0 },      /* ACCEPT */
+	[9] = { 264, -1, { -1, -1 }, 0 },      /* REJECT */
+	[10] = { 4, -1, { -1, -1 }, 0 },     /* DISCONNECT */
+	[11] = { 16, 0, { -1, -1 }, 0 },      /* INIT_QP_ATTR */
+	[12] = { 8, 0, { -1, -1 }, 0 },      /* GET_EVENT */
+	[13] = { 0, -1, { -1, -1 }, 0 },     /* GET_OPTION (no handler) */
+	[14] = { 24, 0, { -1, -1 }, 0 },      /* SET_OPTION: optval */
+	[15] = { 8, -1, { -1, -1 }, 0 },     /* NOTIFY */
+	[16] = { 48, 0, { 16, -1 }, 28 },     /* JOIN_IP_MCAST */
+	[17] = { 16, 0, { -1, -1 }, 0 },      /* LEAVE_MCAST */
+	[18] = { 16, 0, { -1, -1 }, 0 },      /* MIGRATE_ID */
+	[19] = { 16, 0, { -1, -1 }, 0 },      /* QUERY */
+	[20] = { 136, -1, { 8, -1 }, 128 },    /* BIND */
+	[21] = { 272, -1, { 16, 144 }, 128 },  /* RESOLVE_ADDR */
+	[22] = { 152, 0, { 24, -1 }, 128 },    /* JOIN_MCAST */
+};
+#define UCMA_LARGEST 296 /* struct rdma_ucm_accept */
+
+static void ucma_setup(void)
+{
+	int n = (int)below(3), i;
+	if (ucma_fd >= 0)
+		close(ucma_fd);
+	ucma_fd = open(rdma_cm_path(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (ucma_fd < 0) {
+		fail("rdma_cm open", "%s", ename(errno));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t id;
+		uint8_t b[8 + 24] = { 0 };
+		uint64_t uid = 1 + i, resp = (uintptr_t)&id;
+		uint16_t ps = i ? 0x0111 : 0x0106; /* TCP, UDP */
+		b[0] = 0;                         /* CREATE_ID */
+		b[4] = 24;
+		b[6] = 4;
+		memcpy(b + 8, &uid, 8);
+		memcpy(b + 16, &resp, 8);
+		memcpy(b + 24, &ps, 2);
+		if (write(ucma_fd, b, sizeof(b)) != sizeof(b))
+			fail("rdma_cm create_id", "%s", ename(errno));
+	}
+}
+
+static void ucma_act(void)
+{
+	static const uint16_t families[] = { 0, AF_INET, AF_INET6, 27 /* AF_IB */ };
+	uint8_t *resp = uverbs_response_buffer();
+	uint8_t buf[8 + UCMA_LARGEST + 64];
+	char what[256];
+	uint32_t cmd;
+	uint16_t in, out;
+	size_t len;
+	long r;
+	int i, k, err, ours;
+
+	if (ucma_fd < 0)
+		return;
+	cmd = below(8) ? (uint32_t)below(23) : below(2) ? 23 + (uint32_t)below(8) : (uint32_t)next();
+	random_bytes(buf, sizeof(buf));
+	for (i = 8; i + 4 <= (int)sizeof(buf); i += 4) /* small values make ids 0 and 1 reachable */
+		if (below(3) == 0) {
+			uint32_t v = (uint32_t)below(3);
+			memcpy(buf + i, &v, 4);
+		}
+	ours = below(4) != 0;
+	if (cmd < 23) {
+		const struct ucma_layout *l = &UCMA_LAYOUT[cmd];
+		if (l->response >= 0 && ours) {
+			uint64_t p = (uintptr_t)resp;
+			memcpy(buf + 8 + l->response, &p, 8);
+		}
+		for (k = 0; k < 2; k++) {
+			if (l->addr[k] < 0 || below(4) == 0)
+				continue;
+			memset(buf + 8 + l->addr[k], 0, l->addr_len);
+			memcpy(buf + 8 + l->addr[k], &families[below(4)], 2);
+		}
+		if (cmd == 0 && below(4)) { /* CREATE_ID: mostly a port space that exists */
+			static const uint16_t ps[] = { 0x0002, 0x013f, 0x0106, 0x0111 };
+			memcpy(buf + 8 + 16, &ps[below(4)], 2);
+		}
+		if (cmd == 18) { /* MIGRATE_ID: an fd no process has */
+			uint32_t fd = 900 + (uint32_t)below(100);
+			memcpy(buf + 8 + 12, &fd, 4);
+		}
+	}
+	/* `in`: the request's size, or anything up to the largest, or any u16; out: likewise */
+	in = cmd < 23 && below(4) ? (uint16_t)UCMA_LAYOUT[cmd].in : below(8) ? (uint16_t)below(UCMA_LARGEST + 16)
+									  : (uint16_t)next();
+	out = below(2) ? 400 : below(4) ? (uint16_t)below(400) : (uint16_t)next();
+	memcpy(buf, &cmd, 4);
+	memcpy(buf + 4, &in, 2);
+	memcpy(buf + 6, &out, 2);
+	len = below(16) ? sizeof(buf) : 1 + below(7); /* the whole largest request, or short of a header */
+	snprintf(op_desc, sizeof(op_desc), "command %u, in %u out %u, %zu bytes, %s response pointer", cmd, in, out,
+		 len, ours ? "a valid" : "a random");
+	fill_guard(resp, BUF);
+	r = write(ucma_fd, buf, len);
+	err = errno;
+	snprintf(what, sizeof(what), "rdma_cm %s: %s", op_desc, r < 0 ? ename(err) : "ok");
+	expect_errno(what, r < 0 ? -1 : r, err, UCMA_WRITE);
+	if (r >= 0 && (size_t)r != len)
+		fail(what, "write returned %ld of %zu", r, len);
+}
+
+/* The device still answers: a new file makes an id and destroys it. */
+static int ucma_alive(void)
+{
+	int fd = open(rdma_cm_path(), O_RDWR | O_CLOEXEC), ok;
+	uint32_t id = ~0u, reported;
+	uint8_t b[8 + 24] = { 0 }, d[8 + 16] = { 0 };
+	uint64_t uid = 9, p = (uintptr_t)&id, q = (uintptr_t)&reported;
+	uint16_t ps = 0x0106;
+	if (ucma_fd >= 0)
+		close(ucma_fd);
+	ucma_fd = -1;
+	if (fd < 0)
+		return 0;
+	b[4] = 24;
+	b[6] = 4;
+	memcpy(b + 8, &uid, 8);
+	memcpy(b + 16, &p, 8);
+	memcpy(b + 24, &ps, 2);
+	ok = write(fd, b, sizeof(b)) == sizeof(b);
+	d[0] = 1; /* DESTROY_ID */
+	d[4] = 16;
+	d[6] = 4;
+	memcpy(d + 8, &q, 8);
+	memcpy(d + 16, &id, 4);
+	ok = ok && write(fd, d, sizeof(d)) == sizeof(d);
+	close(fd);
+	return ok;
+}
+
 /* ---------------------------------------------------------------- cases
  *
  * The comparable corpus (./fuzz with no arguments, or --cases): each case is one operation of the
@@ -857,6 +1023,7 @@ static const struct family families[] = {
 	{ 'i', "issm", 0, issm_setup, issm_act, issm_alive },
 	{ 'v', "uverbs", 0, uverbs_setup, uverbs_act, uverbs_alive },
 	{ 'x', "uverbs-ioctl", 0, uverbs_setup, uverbs_ioctl_act, uverbs_alive },
+	{ 'r', "ucma", 0, ucma_setup, ucma_act, ucma_alive },
 };
 
 static uint64_t case_seed(uint64_t seed, char letter, long i)
@@ -926,6 +1093,9 @@ static int walk(int argc, char **argv);
 /* Cases per family of the default corpus (./fuzz with no arguments: what KernelConformanceTest runs). */
 #define CORPUS_SEED 1
 #define CORPUS_CASES 128
+#ifndef CORPUS_FAMILIES
+#define CORPUS_FAMILIES "uivx"
+#endif
 
 int main(int argc, char **argv)
 {
@@ -933,7 +1103,7 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 		watchdog(600);
 		if (argc == 1)
-			return run_cases(CORPUS_SEED, CORPUS_CASES, "uivx", -1);
+			return run_cases(CORPUS_SEED, CORPUS_CASES, CORPUS_FAMILIES, -1);
 		if (argc < 4 || (strcmp(argv[1], "--case") == 0 && argc < 5))
 			t_bail("usage: fuzz --cases SEED N [FAMILIES] | fuzz --case FAMILY SEED I");
 		if (strcmp(argv[1], "--case") == 0)

@@ -1,0 +1,272 @@
+package io.ibemu.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Unmodified Debian librdmacm programs (rdmacm-utils, perftest's -R, qperf's -cm1, libfabric's
+ * verbs provider over rxm, rdma-core's pyverbs test_rdmacm) on two local HCAs separated by two
+ * switches, with OpenSM and IPoIB: ib0 (HCA a, ibemu0) and ib1 (HCA b, ibemu1). Servers listen on
+ * ib1's address B and clients connect to it without binding a source: in one network namespace B
+ * is a local address, which the kernel reaches through its own interface (addr.c's loopback
+ * route), so both ends sit on HCA b, as they would on a host with two HCAs. Binding ib0's address
+ * and connecting to the local B is not something the kernel does either (on rxe in the VM: rping
+ * -I 10.77.0.1 -a 10.77.0.2 ends in ADDR_ERROR -ETIMEDOUT; decisions: "RDMA CM: the kernel
+ * oracle").
+ *
+ * <p>The server runs in the background; an rdma_cm listener has no /proc/net entry to wait for,
+ * so the client is retried while the server lives (a REJ for a port nobody listens on yet), a
+ * bound on attempts and never a measure of time.
+ */
+class RdmaCmToolsTest {
+    static final Duration TIMEOUT = Duration.ofSeconds(240);
+    static Ibemu ib;
+
+    @BeforeAll
+    static void up() {
+        Path topology = Ibemu.root().resolve("integration-tests/src/test/resources/topology/two-switches.net");
+        ib = Ibemu.start("--topology", topology.toString(), "--local", "a", "--local", "b", "--sm", "opensm", "--ipoib");
+    }
+
+    @AfterAll
+    static void down() {
+        if (ib != null) {
+            ib.close();
+        }
+    }
+
+    /** Shell lines setting A and B to ib0's and ib1's IPv4 addresses, once OpenSM has made the ports active. */
+    private static String addresses() {
+        return String.join("\n",
+                "for i in $(seq 600); do",
+                "  A=$(ip -o -4 addr show ib0 | awk '{print $4}' | cut -d/ -f1)",
+                "  B=$(ip -o -4 addr show ib1 | awk '{print $4}' | cut -d/ -f1)",
+                "  [ -n \"$A\" ] && [ -n \"$B\" ] && grep -q ACTIVE /sys/class/infiniband/ibemu1/ports/1/state && break",
+                "  sleep 0.1",
+                "done");
+    }
+
+    /**
+     * SERVER in the background, then CLIENT until it succeeds (at most 50 attempts, while the
+     * server lives); fails unless both exit 0. Both outputs go to stdout.
+     */
+    private static Result pair(String server, String client) {
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "P=$(( 20000 + $$ % 20000 ))",
+                "out=$(mktemp -d)",
+                "(" + server + ") > $out/server 2>&1 &",
+                "srv=$!",
+                "c=1",
+                "for try in $(seq 50); do",
+                "  timeout 120 sh -c \"" + client.replace("\"", "\\\"") + "\" > $out/client 2>&1 && { c=0; break; }",
+                "  kill -0 $srv 2>/dev/null || break",
+                "  sleep 0.2",
+                "done",
+                "[ $c = 0 ] || kill $srv 2>/dev/null",
+                "wait $srv; s=$?",
+                "echo \"== client ($c, attempt $try)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
+                "rm -rf $out",
+                "[ $c = 0 ] && [ $s = 0 ]");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        return r;
+    }
+
+    /** rping with every ping's data verified (-V), ten of them. */
+    @Test
+    void rpingVerifiesTenPings() {
+        Result r = pair("rping -s -a $B -p $P -C 10 -V", "rping -c -a $B -p $P -C 10 -V -v");
+        Matcher m = Pattern.compile("ping data: rdma-ping-\\d+").matcher(r.stdout());
+        int pings = 0;
+        while (m.find()) {
+            pings++;
+        }
+        assertEquals(10, pings, r.toString());
+    }
+
+    /** cmatose: connections over the RDMA TCP port space and the IB one, data both ways. */
+    @ParameterizedTest(name = "ucmatose -P {0}")
+    @CsvSource({"tcp", "ib"})
+    void ucmatoseConnectsAndTransfers(String portSpace) {
+        Result r = pair("ucmatose -b $B -P " + portSpace + " -c 2", "ucmatose -s $B -P " + portSpace + " -c 2");
+        assertTrue(r.stdout().contains("test complete"), r.toString());
+    }
+
+    /** udaddy: UD endpoints resolved by SIDR (SIDR_REQ/SIDR_REP), datagrams both ways. */
+    @Test
+    void udaddyResolvesBySidrAndSendsDatagrams() {
+        Result r = pair("udaddy -b $B", "udaddy -s $B");
+        assertTrue(r.stdout().contains("test complete"), r.toString());
+    }
+
+    /**
+     * mckey: a receiver joins 239.1.2.3 (the SA's MCMemberRecord), a sender joins and sends (both
+     * bound to B); the sender is repeated until the receiver has its ten datagrams.
+     */
+    @Test
+    void mckeyDeliversToTheGroup() {
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "out=$(mktemp -d)",
+                "mckey -m 239.1.2.3 -b $B -C 10 > $out/recv 2>&1 &",
+                "rcv=$!",
+                "for try in $(seq 50); do kill -0 $rcv 2>/dev/null || break; mckey -m 239.1.2.3 -b $B -s -C 10 > $out/send 2>&1; sleep 0.2; done",
+                "wait $rcv; s=$?",
+                "echo \"== receiver ($s)\"; cat $out/recv; echo \"== sender\"; cat $out/send",
+                "rm -rf $out",
+                "[ $s = 0 ]");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        assertTrue(r.stdout().contains("test complete"), r.toString());
+    }
+
+    /** librdmacm's rdma_server/rdma_client example (rdma_getaddrinfo, rdma_create_ep, send/recv). */
+    @Test
+    void rdmaServerAndClient() {
+        Result r = pair("rdma_server -s $B -p $P", "rdma_client -s $B -p $P");
+        assertTrue(r.stdout().contains("rdma_client: end 0"), r.toString());
+    }
+
+    /** rsockets: rstream (data verified) and riostream (the iomap calls). */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"rstream", "riostream"})
+    void rsocketsStreamVerifiedData(String program) {
+        String opts = " -p $P -S 4096 -C 100 -T v";
+        Result r = pair(program + " -b $B" + opts, program + " -s $B" + opts);
+        assertTrue(r.stdout().matches("(?s).*\\d+(\\.\\d+)?[kmg]?\\s+\\d+.*"), r.toString());
+    }
+
+    /** perftest over the RDMA CM (-R): the server on ibemu1, the client on ibemu0. */
+    @ParameterizedTest(name = "{0} -R")
+    @CsvSource({"ib_send_lat, -n 200", "ib_write_bw, -n 200 -s 65536"})
+    void perftestOverRdmaCm(String program, String args) {
+        Result r = pair(program + " -R -d ibemu1 -p $P " + args, program + " -R -d ibemu0 -p $P " + args + " $B");
+        assertTrue(r.stdout().contains("#bytes"), r.toString());
+    }
+
+    /** qperf's -cm1: its RC tests connected through the RDMA CM rather than its own exchange. */
+    @ParameterizedTest(name = "qperf -cm1 {0}")
+    @CsvSource({"rc_lat", "rc_bw"})
+    void qperfConnectsThroughRdmaCm(String test) {
+        Result r = pair("qperf -lp $P", "qperf -lp $P -cm1 -t 1 $B " + test + "; st=\\$?; qperf -lp $P $B quit; exit \\$st");
+        assertTrue(r.stdout().matches("(?s).*(latency|bw)\\s+=\\s+[0-9.]+ .*"), r.toString());
+    }
+
+    /** libfabric's verbs provider under rxm (fi_pingpong, data checked with -c). */
+    @Test
+    @Disabled("libfabric's verbs provider finds no domain on ibemu: the server's fi_getinfo answers -ENODATA")
+    void fiPingpongOverVerbsRxm() {
+        Result r = pair("fi_pingpong -p 'verbs;ofi_rxm' -e rdm -B $P -I 10 -S 1024 -c",
+                "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -P $P -I 10 -S 1024 -c $B");
+        assertTrue(r.stdout().contains("bytes"), r.toString());
+    }
+
+    /** rdma-core's own tests/test_rdmacm.py (Debian ships them gzipped under /usr/share/doc). */
+    @Test
+    @Disabled("9 of 10 pass; test_rdmacm_async_traffic fails with an empty error on both players (base.py's"
+            + " two_nodes_rdmacm_traffic: 'Exception in active/passive side occurred')")
+    void pyverbsTestRdmacm() {
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "t=$(mktemp -d)",
+                "cp -r /usr/share/doc/rdma-core/tests $t/tests && gunzip -f $t/tests/*.gz",
+                "cd $t && /usr/bin/python3 tests/run_tests.py --dev ibemu0 -v test_rdmacm 2>&1",
+                "st=$?",
+                "rm -rf $t",
+                "exit $st");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        assertTrue(r.stdout().contains("OK"), r.toString());
+    }
+
+    /**
+     * A client killed with SIGKILL mid-connection: its file's close destroys the id (a DREQ), the
+     * server sees DISCONNECTED and ends, and it leaves no connection id in ctl objects (counted
+     * against the counts before it: ids the class's earlier connections left are not its own).
+     */
+    @Test
+    void aPeerKilledMidConnectionDisconnectsTheOther() {
+        int before0 = ib.objects("ibemu0").getOrDefault("cm_id", 0), before1 = ib.objects("ibemu1").getOrDefault("cm_id", 0);
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "P=$(( 20000 + $$ % 20000 ))",
+                "out=$(mktemp -d)",
+                "rping -s -a $B -p $P -V > $out/server 2>&1 &",
+                "srv=$!",
+                "for try in $(seq 50); do",
+                "  rping -c -a $B -p $P -V -v > $out/client 2>&1 &",
+                "  cli=$!",
+                "  until grep -q 'ping data' $out/client || ! kill -0 $cli 2>/dev/null; do sleep 0.1; done",
+                "  grep -q 'ping data' $out/client && break",
+                "  wait $cli",
+                "done",
+                "grep -q 'ping data' $out/client || { kill $srv; cat $out/client; exit 1; }",
+                "kill -9 $cli; wait $cli",
+                "wait $srv; s=$?",
+                "echo \"== server ($s)\"; cat $out/server; echo \"== client\"; tail -3 $out/client",
+                "rm -rf $out");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        assertTrue(r.stdout().contains("ping data"), r.toString());
+        // a connection's id outlives the programs by the CM's timewait: wait for it, a bound and not a measure
+        for (int i = 0; i < 600 && ib.objects("ibemu1").getOrDefault("cm_id", 0) > before1; i++) {
+            sleepBriefly();
+        }
+        String objects = Ibemu.ibemu("ctl", "--name", ib.name(), "objects").stdout();
+        assertEquals(before0, ib.objects("ibemu0").getOrDefault("cm_id", 0), objects);
+        assertEquals(before1, ib.objects("ibemu1").getOrDefault("cm_id", 0), objects);
+        assertEquals(0, ib.objects("rdma_cm").getOrDefault("cm_id", 0), objects);
+    }
+
+    /**
+     * The cable of b's port cut while rping connects: the client fails (no route or no answer:
+     * what the kernel's CM gives, an error event and not a hang), the daemon stays up, and once
+     * the link is restored and the subnet manager has brought the port back, rping works again.
+     */
+    @Test
+    void aCableCutDuringAConnect() {
+        Ibemu.ibemu("ctl", "--name", ib.name(), "link", "cut", "b", "1").assertOk();
+        Result cut;
+        try {
+            cut = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
+                    addresses(),
+                    "P=$(( 20000 + $$ % 20000 ))",
+                    "rping -s -a $B -p $P -C 1 > /dev/null 2>&1 &",
+                    "srv=$!",
+                    "timeout 120 rping -c -a $B -p $P -C 1 -V; c=$?",
+                    "kill $srv 2>/dev/null; wait $srv",
+                    "echo client exit $c",
+                    "[ $c != 0 ] && [ $c != 124 ]"));
+        } finally {
+            Ibemu.ibemu("ctl", "--name", ib.name(), "link", "restore", "b", "1").assertOk();
+        }
+        cut.assertOk();
+        assertTrue(ib.isAlive(), "the daemon is up");
+        rpingVerifiesTenPings();
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
