@@ -158,6 +158,53 @@ class RdmaCmToolsTest {
         assertTrue(r.stdout().contains("#bytes"), r.toString());
     }
 
+    /**
+     * UCX's rdmacm connection manager: Debian's ucp_client_server example (libucx-dev ships its
+     * source; built here, unmodified) listens with a ucp_listener on B and the client connects by
+     * sockaddr, so the wire-up goes through rdma_cm (UCX_SOCKADDR_TLS_PRIORITY=rdmacm), then
+     * three tag messages cross rc_verbs. Both ends use ibemu1, the HCA the route to B takes (UCX
+     * refuses a device not in UCX_NET_DEVICES). The example's server never exits: it is stopped
+     * once the client is done.
+     */
+    @Test
+    void ucxClientServerConnectsThroughTheRdmacmCm() {
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "P=$(( 20000 + $$ % 20000 ))",
+                "d=$(mktemp -d)",
+                "cp /usr/share/doc/libucx-dev/examples/ucp_client_server.c /usr/share/doc/libucx-dev/examples/*.h $d/",
+                "gcc -O1 -o $d/ucp_client_server $d/ucp_client_server.c -lucp -lucs || exit 2",
+                "export UCX_SOCKADDR_TLS_PRIORITY=rdmacm UCX_TLS=rc_verbs,ud_verbs,self UCX_NET_DEVICES=ibemu1:1"
+                        + " UCX_LOG_LEVEL=info",
+                "req=/sys/class/infiniband/ibemu1/ports/1/cm_tx_msgs/req; before=$(cat $req)",
+                "stdbuf -oL $d/ucp_client_server -l $B -p $P -c tag -i 3 > $d/server 2>&1 &",
+                "srv=$!",
+                "c=1",
+                "for try in $(seq 50); do",
+                "  timeout 120 $d/ucp_client_server -a $B -p $P -c tag -i 3 > $d/client 2>&1 && { c=0; break; }",
+                "  kill -0 $srv 2>/dev/null || break",
+                "  sleep 0.2",
+                "done",
+                // the server says it waits once when it starts listening and again once done with a client
+                "for i in $(seq 300); do [ $(grep -c 'Waiting for connection' $d/server) -ge 2 ] && break; sleep 0.1; done",
+                "kill $srv; wait $srv",
+                "echo \"REQs $before $(cat $req)\"",
+                "echo \"== client ($c, attempt $try)\"; cat $d/client; echo '== server'; cat $d/server",
+                "rm -rf $d",
+                "[ $c = 0 ]");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script);
+        r.assertOk();
+        String client = r.stdout().split("== server")[0];
+        String server = r.stdout().split("== server")[1];
+        assertTrue(client.contains("Client: iteration #3"), r.toString());
+        Matcher reqs = Pattern.compile("REQs (\\d+) (\\d+)").matcher(r.stdout());
+        assertTrue(reqs.find(), r.toString());
+        assertTrue(Long.parseLong(reqs.group(2)) > Long.parseLong(reqs.group(1)), "no CM REQ was sent: " + r);
+        assertTrue(server.contains("Server: iteration #3")
+                && server.indexOf("Waiting for connection") != server.lastIndexOf("Waiting for connection"), r.toString());
+    }
+
     /** qperf's -cm1: its RC tests connected through the RDMA CM rather than its own exchange. */
     @ParameterizedTest(name = "qperf -cm1 {0}")
     @CsvSource({"rc_lat", "rc_bw"})
