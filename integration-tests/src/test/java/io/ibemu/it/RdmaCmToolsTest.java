@@ -9,7 +9,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -213,13 +212,32 @@ class RdmaCmToolsTest {
         assertTrue(r.stdout().matches("(?s).*(latency|bw)\\s+=\\s+[0-9.]+ .*"), r.toString());
     }
 
-    /** libfabric's verbs provider under rxm (fi_pingpong, data checked with -c). */
+    /**
+     * libfabric 1.17's verbs provider under rxm cannot start on an InfiniBand-only host: with no
+     * node and no service (fi_pingpong gives neither) it binds "localhost" to check the socket
+     * address, and 6.1's cma_validate_port refuses 127.0.0.1 (a loopback device) on an IB port
+     * with ENODEV; ibemu answers as the kernel does, so fi_getinfo fails with -ENODATA
+     * (docs/compatibility.md).
+     */
     @Test
-    @Disabled("libfabric's verbs provider finds no domain on ibemu: the server's fi_getinfo answers -ENODATA")
-    void fiPingpongOverVerbsRxm() {
-        Result r = pair("fi_pingpong -p 'verbs;ofi_rxm' -e rdm -B $P -I 10 -S 1024 -c",
-                "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -P $P -I 10 -S 1024 -c $B");
-        assertTrue(r.stdout().contains("bytes"), r.toString());
+    void fiPingpongOverVerbsRxmFindsNoAddressAsOnInfiniband() {
+        // the server asks fi_getinfo only once a client has reached its control port
+        String script = String.join("\n",
+                "set -u",
+                addresses(),
+                "P=$(( 20000 + $$ % 20000 ))",
+                "out=$(mktemp)",
+                "FI_LOG_LEVEL=warn fi_pingpong -p 'verbs;ofi_rxm' -e rdm -B $P -I 10 -S 1024 > $out 2>&1 &",
+                "srv=$!",
+                "for try in $(seq 50); do",
+                "  timeout 60 fi_pingpong -p 'verbs;ofi_rxm' -e rdm -P $P -I 10 -S 1024 127.0.0.1 > /dev/null 2>&1",
+                "  kill -0 $srv 2>/dev/null || break",
+                "  sleep 0.2",
+                "done",
+                "kill $srv 2>/dev/null; wait $srv; echo \"server exit $?\"; cat $out; rm -f $out");
+        Result r = ib.exec(TIMEOUT, "sh", "-c", script).assertOk();
+        assertTrue(!r.stdout().contains("server exit 0") && r.stdout().contains("rdma_bind_addr: No such device (19)")
+                && r.stdout().contains("fi_getinfo(): util/pingpong.c") && r.stdout().contains("ret=-61"), r.toString());
     }
 
     /**
