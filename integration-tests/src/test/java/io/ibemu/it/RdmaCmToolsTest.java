@@ -174,7 +174,18 @@ class RdmaCmToolsTest {
     @ParameterizedTest(name = "qperf -cm1 {0}")
     @CsvSource({"rc_lat", "rc_bw"})
     void qperfConnectsThroughRdmaCm(String test) {
-        Result r = pair("qperf -lp $P", "qperf -lp $P -cm1 -t 1 $B " + test + "; st=\\$?; qperf -lp $P $B quit; exit \\$st");
+        // qperf's server is a TCP listener: wait for it, then one client (a retry's quit would end the server)
+        int port = Loopback.freePort();
+        Result r = ib.exec(TIMEOUT, "sh", "-c", String.join("\n",
+                addresses(),
+                "qperf -lp " + port + " > /dev/null 2>&1 &",
+                "srv=$!",
+                Loopback.awaitListening(port, "srv"),
+                "timeout 60 qperf -lp " + port + " -cm1 -t 1 $B " + test,
+                "c=$?",
+                "kill $srv; wait $srv",
+                "exit $c"));
+        r.assertOk();
         assertTrue(r.stdout().matches("(?s).*(latency|bw)\\s+=\\s+[0-9.]+ .*"), r.toString());
     }
 
