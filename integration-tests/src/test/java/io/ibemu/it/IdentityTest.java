@@ -33,7 +33,7 @@ class IdentityTest {
             assertEquals("1", ib.cat("/sys/class/infiniband_mad/umad2/port").strip());
             assertEquals("2", ib.cat("/sys/class/infiniband_mad/umad3/port").strip());
             Result devs = ib.exec("ls", "/dev/infiniband").assertOk();
-            assertEquals(List.of("issm0", "issm1", "issm2", "issm3", "umad0", "umad1", "umad2", "umad3", "uverbs0",
+            assertEquals(List.of("issm0", "issm1", "issm2", "issm3", "rdma_cm", "umad0", "umad1", "umad2", "umad3", "uverbs0",
                     "uverbs1"), devs.lines());
             assertEquals("mlx5_4", ib.cat("/sys/class/infiniband_verbs/uverbs1/ibdev").strip());
         }

@@ -158,17 +158,26 @@ final class Daemon implements AutoCloseable {
             for (LocalHca hca : hcas) {
                 daemon.addCmDevice(hca);
             }
-            // ucma's misc device, one for the machine: the RDMA CM over every local HCA
+            // ucma's misc device, one for the machine: the RDMA CM over every local HCA. CUSE cannot
+            // register a number under MISC_MAJOR (misc owns the region), so that backend has none.
+            boolean ucma = devices.backend() != DeviceDirectory.Backend.CUSE;
             daemon.cma = new RdmaCm(fabric, layer, daemon.cm, () -> daemon.hotplug == null ? List.of()
                     : daemon.hotplug.all().stream().map(p -> p.uverbs().hca()).toList(), () -> daemon.ipoib);
-            daemon.rdmaCm = new RdmaCmDevice(daemon.cma, daemon.faults);
-            devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
-                    daemon.rdmaCm);
+            if (ucma) {
+                daemon.rdmaCm = new RdmaCmDevice(daemon.cma, daemon.faults);
+                devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
+                        daemon.rdmaCm);
+            } else {
+                System.err.println("ibemu: --backend cuse: no /dev/infiniband/rdma_cm (CUSE cannot take a misc "
+                        + "minor under major 10); use --backend fuse for the RDMA CM");
+            }
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, o.provider(), daemon.cm);
             infiniband.build(hcas);
-            infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
-                    RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
+            if (ucma) {
+                infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
+                        RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
+            }
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
                     readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm), locals,
@@ -198,10 +207,12 @@ final class Daemon implements AutoCloseable {
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
-            MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
-                    Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
-            MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
-                    "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
+            if (ucma) {
+                MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
+                        Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
+                MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
+                        "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
+            }
             for (LocalHca hca : hcas) {
                 String port = InfinibandSysfs.rootPort(hca.pciSlot());
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
@@ -230,8 +241,8 @@ final class Daemon implements AutoCloseable {
                     infiniband::rename,
                     (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
                             : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())),
-                    List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
-                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)));
+                    ucma ? List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
+                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)) : List.of());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
