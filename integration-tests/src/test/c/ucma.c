@@ -871,6 +871,35 @@ static void check_resolve(int fd)
 	create_id(fd, 0x302, PS_TCP, 0, &l);
 	t_success(set_option(fd, l, 0, 1, &reuse, 4), errno, "SET_OPTION ID REUSEADDR of a fresh id");
 	t_success(set_option(fd, l, 0, 2, &reuse, 4), errno, "SET_OPTION ID AFONLY of a fresh id");
+
+	/* RDMA_OPTION_IB_PATH (ucma_set_ib_path): the route's own path handed back as the user's, after
+	 * a record that is not the primary bidirectional GMP one (0x2b), which is passed over */
+	{
+		struct ucm_path_data two[2];
+		struct ucm_query_path_resp qn;
+		uint32_t m;
+
+		memset(two, 0, sizeof(two));
+		two[1] = qp.path_data[0];
+		t_errno(set_option(fd, l, 1, 1, &two[1], sizeof(two[1])), errno, EINVAL,
+			"SET_OPTION IB PATH of an id without a device: EINVAL");
+		create_id(fd, 0x304, PS_TCP, 0, &m);
+		resolve_ip(fd, m, port_addr, next_port++);
+		expect_event(fd, &ev, EV_ADDR_RESOLVED, 0x304, "RESOLVE_IP before IB PATH: ADDR_RESOLVED");
+		t_errno(set_option(fd, m, 1, 1, two, sizeof(two) - 1), errno, EINVAL,
+			"SET_OPTION IB PATH of 143 bytes (not whole records): EINVAL");
+		t_errno(set_option(fd, m, 1, 1, two, sizeof(two[0])), errno, EINVAL,
+			"SET_OPTION IB PATH without a primary GMP record: EINVAL");
+		t_success(set_option(fd, m, 1, 1, two, sizeof(two)), errno, "SET_OPTION IB PATH, the primary record second");
+		t_ok(readable(fd), "SET_OPTION IB PATH: the event is queued when the write returns");
+		expect_event(fd, &ev, EV_ROUTE_RESOLVED, 0x304, "SET_OPTION IB PATH: ROUTE_RESOLVED");
+		t_eq(ev.status, 0, "ROUTE_RESOLVED of IB PATH: status 0");
+		t_success(query(fd, m, QUERY_PATH, &qn, sizeof(qn)), errno, "QUERY PATH after IB PATH");
+		t_eq(qn.num_paths, 1, "QUERY PATH after IB PATH: one path");
+		t_errno(set_option(fd, m, 1, 1, two, sizeof(two)), errno, EINVAL,
+			"SET_OPTION IB PATH of a route-resolved id: EINVAL");
+		destroy_id(fd, m, NULL);
+	}
 	destroy_id(fd, l, NULL);
 	destroy_id(fd, id, NULL);
 

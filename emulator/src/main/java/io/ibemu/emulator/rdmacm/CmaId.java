@@ -474,6 +474,15 @@ final class CmaId {
                 : CmaEvent.of(CmaEvent.Type.ROUTE_ERROR, status));
     }
 
+    /** rdma_set_ib_path: the user's path becomes the route of an ADDR_RESOLVED id (EINVAL otherwise). */
+    void setIbPath(PathRecord given) throws Errno {
+        synchronized (this) {
+            exchange(CmaState.ADDR_RESOLVED, CmaState.ROUTE_RESOLVED);
+            path = given;
+        }
+        report(CmaEvent.of(CmaEvent.Type.ROUTE_RESOLVED, 0));
+    }
+
     /** The route's primary path once RESOLVE_ROUTE found it, else null. */
     synchronized PathRecord path() {
         return path;
