@@ -89,7 +89,8 @@ static int t_num, t_failed;
 #define NEED_PCI (1u << 1)     /* a PCI parent device (device/vendor in sysfs; rxe has none) */
 #define NEED_QIB (1u << 2)     /* the ib_qib driver's answers: ABI version, write() data path */
 #define NEED_XRC (1u << 3)     /* XRC domains (device_cap_flags XRC); without, the XRCD methods are disabled */
-static const char *const need_names[] = { "ib", "pci", "qib", "xrc" };
+#define NEED_ROCE (1u << 4)    /* a RoCE port (link layer Ethernet): its GIDs are made of IP addresses */
+static const char *const need_names[] = { "ib", "pci", "qib", "xrc", "roce" };
 static unsigned t_needs_now;
 static unsigned t_have = ~0u;
 
@@ -310,8 +311,8 @@ static inline void t_detect(const char *ibdev)
 	ssize_t n;
 	t_have = 0;
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/link_layer", sysfs_root(), ibdev);
-	if (read_text(path, v, sizeof(v)) == 0 && strcmp(v, "InfiniBand") == 0)
-		t_have |= NEED_IB;
+	if (read_text(path, v, sizeof(v)) == 0)
+		t_have |= strcmp(v, "InfiniBand") == 0 ? NEED_IB : strcmp(v, "Ethernet") == 0 ? NEED_ROCE : 0;
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/vendor", sysfs_root(), ibdev);
 	if (access(path, R_OK) == 0)
 		t_have |= NEED_PCI;
@@ -322,8 +323,8 @@ static inline void t_detect(const char *ibdev)
 		if (strcmp(strrchr(v, '/') ? strrchr(v, '/') + 1 : v, "ib_qib") == 0)
 			t_have |= NEED_QIB;
 	}
-	printf("# device %s has:%s%s%s\n", ibdev, t_have & NEED_IB ? " ib" : "", t_have & NEED_PCI ? " pci" : "",
-	       t_have & NEED_QIB ? " qib" : "");
+	printf("# device %s has:%s%s%s%s\n", ibdev, t_have & NEED_IB ? " ib" : "", t_have & NEED_ROCE ? " roce" : "",
+	       t_have & NEED_PCI ? " pci" : "", t_have & NEED_QIB ? " qib" : "");
 }
 
 /* The whole probe needs MASK: on a device without it, TAP's skip-all and exit 0. */

@@ -57,11 +57,7 @@ public record Conformance(String probe, Map<String, Outcome> kernel, Map<String,
      * change ibemu (the kernel source of that path has not been read yet). Listed so that CI stays
      * a guard against new ones; each entry is an open bug, reported in docs/conformance.md.
      */
-    static final Map<String, String> OPEN = Map.of(
-            "ucma: BIND_IP of an id whose bind failed, to an address no interface has: ENODEV (the first bind's"
-                    + " interface is kept)",
-            "ibemu's rdma_cm forgets the interface a failed BIND_IP found (the kernel's rdma_translate_ip left it in"
-                    + " dev_addr, and the next bind looks on that interface only): EADDRNOTAVAIL instead of ENODEV");
+    static final Map<String, String> OPEN = Map.of();
 
     /**
      * PASS, FAIL (with the probe's detail) or SKIP (with the need), or ABSENT; with the device's

@@ -39,17 +39,26 @@ final class AddressResolver {
         this.ipoib = ipoib;
     }
 
-    /** rdma_translate_ip: the interface holding {@code ip}; EADDRNOTAVAIL when none does. */
-    Optional<Ipoib.Netdev> translate(InetAddress ip) throws Errno {
+    /**
+     * rdma_translate_ip: the interface holding {@code ip} (EADDRNOTAVAIL when none does), or, when
+     * an earlier bind of the id found one ({@code kept}, dev_addr's bound_dev_if), that interface
+     * whatever the address (ENODEV once it is gone).
+     */
+    NetworkInterface translate(InetAddress ip, int kept) throws Errno {
         NetworkInterface n;
         try {
-            n = NetworkInterface.getByInetAddress(ip);
+            n = kept != 0 ? NetworkInterface.getByIndex(kept) : NetworkInterface.getByInetAddress(ip);
         } catch (SocketException e) {
             n = null;
         }
         if (n == null) {
-            throw Errno.of(Errno.EADDRNOTAVAIL);
+            throw Errno.of(kept != 0 ? Errno.ENODEV : Errno.EADDRNOTAVAIL);
         }
+        return n;
+    }
+
+    /** The IPoIB netdev {@code n} is, if it is one. */
+    Optional<Ipoib.Netdev> ipoib(NetworkInterface n) {
         return netdev(n.getName());
     }
 

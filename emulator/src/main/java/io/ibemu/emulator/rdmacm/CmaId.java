@@ -21,6 +21,7 @@ import io.ibemu.emulator.sa.SaClient;
 import io.ibemu.kernel.Errno;
 
 import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -63,6 +64,8 @@ final class CmaId {
     private SockAddr source;
     private SockAddr destination;
     private CmaDevice device;
+    /** dev_addr.bound_dev_if: the interface a bind translated through; a failed bind keeps it. */
+    private int boundInterface;
     private PortSpace boundSpace;
     private int boundPort = -1;
     private boolean reuseAddr;
@@ -175,7 +178,7 @@ final class CmaId {
      * rdma_bind_addr: an unknown family is EAFNOSUPPORT, an id not IDLE EINVAL; a specific address
      * must belong to an interface (EADDRNOTAVAIL) over an RDMA device (ENODEV) — for AF_IB, to a
      * port's GID table; then the port space's port (EADDRINUSE, EACCES below 1024 unprivileged).
-     * A failure leaves the id IDLE.
+     * A failure leaves the id IDLE, with the interface the address was found on.
      */
     void bind(SockAddr addr, boolean privileged) throws Errno {
         if (SockAddr.size(addr.family()) == 0) {
@@ -215,13 +218,25 @@ final class CmaId {
         }
     }
 
-    /** cma_translate_addr + cma_acquire_dev_by_src_ip for a bind to a specific address. */
+    /**
+     * cma_translate_addr + cma_acquire_dev_by_src_ip for a bind to a specific address. An id whose
+     * earlier bind failed translates through the interface that bind found, so on InfiniBand (the
+     * GID is the interface's, not made of the address as on RoCE) it binds to any address.
+     */
     private CmaDevice translate(SockAddr addr) throws Errno {
         if (addr.family() == SockAddr.AF_IB) {
             return cm.deviceByGid(addr.address()).orElseThrow(() -> Errno.of(Errno.ENODEV));
         }
-        Ipoib.Netdev n = cm.addresses.translate(addr.inet()).orElseThrow(() -> Errno.of(Errno.ENODEV));
-        return netdevDevice(n);
+        int kept;
+        synchronized (this) {
+            kept = boundInterface;
+        }
+        NetworkInterface n = cm.addresses.translate(addr.inet(), kept);
+        synchronized (this) {
+            boundInterface = n.getIndex(); // rdma_copy_src_l2_addr; rdma_bind_addr's error path leaves it
+        }
+        // cma_acquire_dev_by_src_ip on an InfiniBand port: the GID of the interface's hardware address
+        return netdevDevice(cm.addresses.ipoib(n).orElseThrow(() -> Errno.of(Errno.ENODEV)));
     }
 
     private CmaDevice netdevDevice(Ipoib.Netdev n) throws Errno {
@@ -457,6 +472,15 @@ final class CmaId {
         }
         report(status == 0 ? CmaEvent.of(CmaEvent.Type.ROUTE_RESOLVED, 0)
                 : CmaEvent.of(CmaEvent.Type.ROUTE_ERROR, status));
+    }
+
+    /** rdma_set_ib_path: the user's path becomes the route of an ADDR_RESOLVED id (EINVAL otherwise). */
+    void setIbPath(PathRecord given) throws Errno {
+        synchronized (this) {
+            exchange(CmaState.ADDR_RESOLVED, CmaState.ROUTE_RESOLVED);
+            path = given;
+        }
+        report(CmaEvent.of(CmaEvent.Type.ROUTE_RESOLVED, 0));
     }
 
     /** The route's primary path once RESOLVE_ROUTE found it, else null. */

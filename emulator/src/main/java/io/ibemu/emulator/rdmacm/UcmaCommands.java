@@ -211,10 +211,36 @@ final class UcmaCommands {
                 default -> throw Errno.of(Errno.ENOSYS);
             }
         } else if (level == RDMA_OPTION_IB && name == OPTION_IB_PATH) {
-            throw Errno.of(Errno.EINVAL); // ucma_set_ib_path: only on a resolved IB route, not kept yet
+            setIbPath(id, value);
         } else {
             throw Errno.of(Errno.ENOSYS);
         }
+    }
+
+    /** struct ib_path_rec_data: flags, reserved, then the PathRecord as the SA sends it. */
+    private static final int PATH_DATA_SIZE = 72, PATH_DATA_RECORD = 8;
+    /** IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL: the one record ucma_set_ib_path takes. */
+    private static final int PATH_PRIMARY_GMP = 0x1 | 0x2 | 0x8 | 0x20;
+
+    /**
+     * ucma_set_ib_path: a whole number of ib_path_rec_data (EINVAL), the first primary
+     * bidirectional GMP record among them (none: EINVAL), an id with a device (EINVAL); then
+     * rdma_set_ib_path, and ROUTE_RESOLVED queued before the write returns.
+     */
+    private static void setIbPath(CmaId id, byte[] value) throws Errno {
+        if (value.length % PATH_DATA_SIZE != 0) {
+            throw Errno.of(Errno.EINVAL);
+        }
+        for (int at = 0; at < value.length; at += PATH_DATA_SIZE) {
+            if (intOf(value, at) == PATH_PRIMARY_GMP) {
+                if (id.device() == null) {
+                    throw Errno.of(Errno.EINVAL);
+                }
+                id.setIbPath(PathRecord.decode(value, at + PATH_DATA_RECORD));
+                return;
+            }
+        }
+        throw Errno.of(Errno.EINVAL);
     }
 
     private static void requireLength(int optlen, int size) throws Errno {
@@ -224,7 +250,11 @@ final class UcmaCommands {
     }
 
     private static int intOf(byte[] b) {
-        return (b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | (b[3] & 0xff) << 24;
+        return intOf(b, 0);
+    }
+
+    private static int intOf(byte[] b, int at) {
+        return (b[at] & 0xff) | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | (b[at + 3] & 0xff) << 24;
     }
 
     /** ucma_query: the context first, then the option (an unknown one ENOSYS). */
