@@ -272,11 +272,13 @@ class UdevInfoTest {
             assertTrue(m.find(), e);
             devices.add(m.group(1) + " " + m.group(2).substring(m.group(2).lastIndexOf('/') + 1) + " " + m.group(3));
         }
-        assertEquals(List.of("add", "bind", "add", "bind", "add", "add", "add", "add", "add", "add"),
+        assertEquals(List.of("add", "bind", "add", "bind", "add", "add", "add", "add", "add", "add", "add"),
                 devices.stream().map(d -> d.split(" ")[0]).toList(), devices.toString());
         assertTrue(devices.get(2).endsWith(" pci") && devices.get(4).equals("add ibemu0 infiniband"), devices.toString());
         assertEquals(List.of("add umad0 infiniband_mad", "add issm0 infiniband_mad", "add umad1 infiniband_mad",
                 "add issm1 infiniband_mad", "add uverbs0 infiniband_verbs"), devices.subList(5, 10));
+        // ucma's misc device (rdma_ucm) registers once, after the HCAs it serves
+        assertEquals("add rdma_cm misc", devices.get(10));
     }
 
     @Test
