@@ -16,15 +16,28 @@ record BlockedSyscall(long number, long[] args) {
     private static final long READ = AARCH64 ? 63 : 0;
     private static final long WRITE = AARCH64 ? 64 : 1;
 
-    /** The thread's current syscall, or null when it is running, gone or unreadable. */
-    static BlockedSyscall of(int tid) {
-        String text;
-        try {
-            text = Files.readString(Path.of("/proc", Integer.toString(tid), "syscall"), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            return null;
+    /**
+     * The syscall of a caller whose FUSE request is being served, or null when it is gone or
+     * unreadable. The caller may not have gone to
+     * sleep yet (request_wait_answer after the request is queued), and until it does its
+     * syscall file says "running" (task_current_syscall: EAGAIN for a runnable task). It sleeps
+     * as soon as it is scheduled, since it waits for this reply; up to 1 s of 0.5 ms naps.
+     */
+    static BlockedSyscall ofServed(int tid) {
+        Path file = Path.of("/proc", Integer.toString(tid), "syscall");
+        for (int nap = 0; nap < 2000; nap++) {
+            String text;
+            try {
+                text = Files.readString(file, StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                return null;
+            }
+            if (!text.startsWith("running")) {
+                return parse(text);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(500_000);
         }
-        return parse(text);
+        return null;
     }
 
     static BlockedSyscall parse(String text) {

@@ -174,7 +174,7 @@ final class DeviceRequests implements PollNotice {
             return;
         }
         RequestCaller caller = caller(request);
-        BlockedSyscall syscall = size > SPLIT_CANDIDATE ? BlockedSyscall.of(caller.tid()) : null;
+        BlockedSyscall syscall = size > SPLIT_CANDIDATE ? BlockedSyscall.ofServed(caller.tid()) : null;
         int count = size;
         if (syscall != null && syscall.isRead() && syscall.count() > size) {
             count = (int) Math.min(syscall.count(), MAX_READ_COUNT);
@@ -293,7 +293,7 @@ final class DeviceRequests implements PollNotice {
     /** A read that fails after writing into the buffer: FUSE replies carry data or an errno. */
     static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
             throws Errno {
-        BlockedSyscall read = syscall != null ? syscall : BlockedSyscall.of(caller.tid());
+        BlockedSyscall read = syscall != null && syscall.isRead() ? syscall : BlockedSyscall.ofServed(caller.tid());
         if (read == null || !read.isRead()) {
             LOG.log(System.Logger.Level.WARNING, "{0}: cannot find the read buffer, {1} bytes dropped",
                     caller, data.length);
@@ -310,7 +310,7 @@ final class DeviceRequests implements PollNotice {
      * past the join limit is refused whole (ENOMEM, an allocation that fails), never cut short.
      */
     static byte[] wholeWrite(RequestCaller caller, int size) throws Errno {
-        BlockedSyscall syscall = BlockedSyscall.of(caller.tid());
+        BlockedSyscall syscall = BlockedSyscall.ofServed(caller.tid());
         if (syscall == null || !syscall.isWrite() || syscall.count() <= size) {
             return null;
         }
