@@ -111,6 +111,16 @@ static void open_context(struct ib_uverbs_get_context_resp *ctx, struct ib_uverb
 		t_bail("REG_MR: %s", strerror(errno));
 }
 
+/* wc: the completion of A's SEND 0x51, or of B's (qpn) receive 0x77 of its 4 bytes? */
+static void send_recv_seen(const struct ib_uverbs_wc *wc, uint32_t qpn, int *send, int *recv)
+{
+	if (wc->wr_id == 0x51 && wc->status == WC_SUCCESS && wc->opcode == IB_UVERBS_WC_SEND)
+		*send = 1;
+	if (wc->wr_id == 0x77 && wc->status == WC_SUCCESS && wc->opcode == WC_RECV && wc->byte_len == 4 &&
+	    wc->qp_num == qpn)
+		*recv = 1;
+}
+
 /* ipath_post_recv: the WQE at head, then head (release). */
 static int ring_post_recv(struct ring_hdr *rq, uint32_t slots, uint64_t wr_id, void *addr, uint32_t len)
 {
@@ -418,13 +428,8 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	t_success(rxe_doorbell((uint32_t)qpa), errno, "the doorbell: POST_SEND with wr_count 0");
 	{
 		int seen_send = 0, seen_recv = 0;
-		for (int i = 0; i < 2 && rxe_wait(cq, &wc); i++) {
-			if (wc.wr_id == 0x51 && wc.status == WC_SUCCESS && wc.opcode == IB_UVERBS_WC_SEND)
-				seen_send = 1;
-			if (wc.wr_id == 0x77 && wc.status == WC_SUCCESS && wc.opcode == WC_RECV && wc.byte_len == 4 &&
-			    wc.qp_num == qb.qpn)
-				seen_recv = 1;
-		}
+		for (int i = 0; i < 2 && rxe_wait(cq, &wc); i++)
+			send_recv_seen(&wc, qb.qpn, &seen_send, &seen_recv);
 		t_ok(seen_send, "the send's completion polled from the CQ queue");
 		t_ok(seen_recv, "the receive's completion polled from the CQ queue (wr_id, byte_len, qp_num)");
 		t_ok(memcmp(buf + 4096, "ring", 4) == 0, "the data landed in the buffer the receive WQE named");
@@ -589,13 +594,8 @@ int main(int argc, char **argv)
 	t_success(post_send(qpa, 0x51, 4), errno, "POST_SEND on A");
 	{
 		int seen_send = 0, seen_recv = 0;
-		for (int i = 0; i < 2 && ring_wait(cq, cqe, &wc); i++) {
-			if (wc.wr_id == 0x51 && wc.status == WC_SUCCESS && wc.opcode == IB_UVERBS_WC_SEND)
-				seen_send = 1;
-			if (wc.wr_id == 0x77 && wc.status == WC_SUCCESS && wc.opcode == WC_RECV && wc.byte_len == 4 &&
-			    wc.qp_num == qb.qpn)
-				seen_recv = 1;
-		}
+		for (int i = 0; i < 2 && ring_wait(cq, cqe, &wc); i++)
+			send_recv_seen(&wc, qb.qpn, &seen_send, &seen_recv);
 		t_ok(seen_send, "the send's completion read from the CQ ring");
 		t_ok(seen_recv, "the receive's completion read from the CQ ring (wr_id, byte_len, qp_num)");
 		t_ok(memcmp(buf + 4096, "ring", 4) == 0, "the data landed in the buffer the ring's WQE named");
