@@ -62,8 +62,6 @@ public final class CmId {
     /** RTS is allowed before the REP is sent too (cm_init_qp_rts_attr). */
     private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
             MRA_REP_RCVD, ESTABLISHED);
-    /** cm_establish on an id already ESTABLISHED (kernel's Errno has no name for it yet). */
-    static final int EISCONN = 106;
 
     private final Cm cm;
     private final Hca hca;
@@ -458,7 +456,7 @@ public final class CmId {
                     state = ESTABLISHED;
                     cm.deliver(this, new CmEvent.UserEstablished());
                 }
-                case ESTABLISHED -> throw Errno.of(EISCONN);
+                case ESTABLISHED -> throw Errno.of(Errno.EISCONN);
                 default -> throw Errno.of(Errno.EINVAL);
             }
         }

@@ -536,7 +536,7 @@ class CmTest {
         b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
         passive.next(CmEvent.UserEstablished.class);
         assertEquals(CmState.ESTABLISHED, b.state());
-        assertEquals(CmId.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
+        assertEquals(Errno.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
         assertTrue(passive.events.isEmpty());
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
