@@ -57,11 +57,9 @@ public final class CmId {
     public static final int MRA_FLAG_DELAY = 0x80;
     private static final Set<CmState> INIT_OK = EnumSet.of(REQ_SENT, MRA_REQ_RCVD, REQ_RCVD, MRA_REQ_SENT, REP_RCVD,
             MRA_REP_SENT, REP_SENT, MRA_REP_RCVD, ESTABLISHED);
-    private static final Set<CmState> RTR_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
-            MRA_REP_RCVD, ESTABLISHED);
-    /** RTS is allowed before the REP is sent too (cm_init_qp_rts_attr). */
-    private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
-            MRA_REP_RCVD, ESTABLISHED);
+    /** RTR and RTS (cm_init_qp_rtr_attr, cm_init_qp_rts_attr): the same states, RTS before the REP is sent too. */
+    private static final Set<CmState> RTR_RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT,
+            REP_SENT, MRA_REP_RCVD, ESTABLISHED);
 
     private final Cm cm;
     private final Hca hca;
@@ -496,7 +494,7 @@ public final class CmId {
 
     /** cm_init_qp_rtr_attr. */
     private QpAttributeChange rtrAttr() throws Errno {
-        if (!RTR_OK.contains(state)) {
+        if (!RTR_RTS_OK.contains(state)) {
             throw Errno.of(Errno.EINVAL);
         }
         int mask = QpAttributeMask.STATE | QpAttributeMask.AV | QpAttributeMask.PATH_MTU | QpAttributeMask.DEST_QPN
@@ -513,7 +511,7 @@ public final class CmId {
 
     /** cm_init_qp_rts_attr (no alternate path: LAP is not offered). */
     private QpAttributeChange rtsAttr() throws Errno {
-        if (!RTS_OK.contains(state)) {
+        if (!RTR_RTS_OK.contains(state)) {
             throw Errno.of(Errno.EINVAL);
         }
         int mask = QpAttributeMask.STATE | QpAttributeMask.SQ_PSN;
