@@ -10,6 +10,7 @@ import io.ibemu.emulator.hca.QpAttributeMask;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.hca.QpType;
+import io.ibemu.emulator.mad.Bits;
 import io.ibemu.emulator.mad.CmAttribute;
 import io.ibemu.emulator.mad.CmDrep;
 import io.ibemu.emulator.mad.CmDreq;
@@ -1008,9 +1009,7 @@ public final class CmId {
 
     private static byte[] guidBytes(long guid) {
         byte[] b = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (guid >>> (56 - 8 * i));
-        }
+        Bits.set(b, 0, 0, 64, guid);
         return b;
     }
 
