@@ -459,10 +459,8 @@ public final class Cm implements AutoCloseable {
         if (id == null) {
             // cm_issue_drep: the connection is gone already; the peer still gets its DREP
             port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
-            CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0]);
-            byte[] mad = CmAttribute.mad(CmAttribute.DREP, Mad.transactionId(r.message()));
-            drep.encode(mad);
-            port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+            port.respond(r, CmAttribute.DREP,
+                    new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0])::encode);
             return;
         }
         id.disconnectRequestReceived(port, r, dreq);
@@ -507,11 +505,8 @@ public final class Cm implements AutoCloseable {
     /** cm_issue_rej: a REJ for a MAD no id will own, back to its sender with the ids swapped. */
     void issueRej(CmPort port, ReceivedMad r, CmRejectReason reason, int messageRejected) {
         byte[] in = r.message();
-        CmRej rej = new CmRej((int) RECEIVER_ID.get(in, CmAttribute.DATA_OFFSET),
-                (int) SENDER_ID.get(in, CmAttribute.DATA_OFFSET), messageRejected, 0,
-                reason.code(), new byte[0], new byte[0]);
-        byte[] mad = CmAttribute.mad(CmAttribute.REJ, Mad.transactionId(in));
-        rej.encode(mad);
-        port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+        port.respond(r, CmAttribute.REJ, new CmRej((int) RECEIVER_ID.get(in, CmAttribute.DATA_OFFSET),
+                (int) SENDER_ID.get(in, CmAttribute.DATA_OFFSET), messageRejected, 0, reason.code(), new byte[0],
+                new byte[0])::encode);
     }
 }

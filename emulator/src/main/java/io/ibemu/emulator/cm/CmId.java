@@ -24,6 +24,7 @@ import io.ibemu.emulator.mad.CmSidrReq;
 import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.kernel.Errno;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -722,8 +723,8 @@ public final class CmId {
     /** cm_dup_req_handler: the peer did not hear us; an MRA or a stale REJ again. */
     void duplicateReq(CmPort port, ReceivedMad r) {
         switch (state) {
-            case MRA_REQ_SENT -> sendResponse(port, r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REQ)::encode);
-            case TIMEWAIT -> sendResponse(port, r, CmAttribute.REJ, new CmRej(localId, remoteId,
+            case MRA_REQ_SENT -> port.respond(r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REQ)::encode);
+            case TIMEWAIT -> port.respond(r, CmAttribute.REJ, new CmRej(localId, remoteId,
                     CmAttribute.MESSAGE_OTHER, 0, CmRejectReason.STALE_CONN.code(), new byte[0], new byte[0])::encode);
             default -> {
             }
@@ -733,9 +734,9 @@ public final class CmId {
     /** cm_dup_rep_handler: our RTU (or MRA) was lost. */
     void duplicateRep(CmPort port, ReceivedMad r) {
         if (state == ESTABLISHED) {
-            sendResponse(port, r, CmAttribute.RTU, rtu(privateData)::encode);
+            port.respond(r, CmAttribute.RTU, rtu(privateData)::encode);
         } else if (state == MRA_REP_SENT) {
-            sendResponse(port, r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REP)::encode);
+            port.respond(r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REP)::encode);
         }
     }
 
@@ -818,7 +819,7 @@ public final class CmId {
                 return;
             }
         }
-        byte[] ari = java.util.Arrays.copyOf(rej.ari(), Math.min(rej.rejectedInfoLength(), CmRej.ARI_SIZE));
+        byte[] ari = Arrays.copyOf(rej.ari(), Math.min(rej.rejectedInfoLength(), CmRej.ARI_SIZE));
         cm.deliver(this, new CmEvent.RejReceived(rej.reason(), ari, rej.privateData()));
     }
 
@@ -833,7 +834,7 @@ public final class CmId {
             }
             case TIMEWAIT -> {
                 port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
-                sendResponse(port, r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
+                port.respond(r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
                 return;
             }
             case DREQ_RCVD -> {
@@ -889,7 +890,7 @@ public final class CmId {
         }
         state = IDLE;
         cancelMsg();
-        byte[] info = java.util.Arrays.copyOf(rep.additionalInfo(),
+        byte[] info = Arrays.copyOf(rep.additionalInfo(),
                 Math.min(rep.additionalInfoLength(), CmSidrRep.INFO_SIZE));
         cm.deliver(this, new CmEvent.SidrRepReceived(rep.status(), rep.qkey(), rep.qpn(), info, rep.privateData()));
     }
@@ -984,13 +985,6 @@ public final class CmId {
         byte[] mad = CmAttribute.mad(attributeId, transactionId);
         message.accept(mad);
         av.port().send(mad, av, 0, 0, CmPort.ID_MESSAGE);
-    }
-
-    /** A CM MAD back to where {@code r} came from (cm_alloc_response_msg), with its TID. */
-    private void sendResponse(CmPort port, ReceivedMad r, int attributeId, Consumer<byte[]> message) {
-        byte[] mad = CmAttribute.mad(attributeId, Mad.transactionId(r.message()));
-        message.accept(mad);
-        port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
     }
 
     /**
