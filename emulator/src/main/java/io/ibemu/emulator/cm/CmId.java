@@ -283,7 +283,8 @@ public final class CmId {
         if (state != ESTABLISHED) {
             throw Errno.of(Errno.EINVAL);
         }
-        byte[] mad = CmAttribute.mad(CmAttribute.DREQ, dreqTid());
+        tid = av.port().hiTid() | (localId & 0xffffffffL);
+        byte[] mad = CmAttribute.mad(CmAttribute.DREQ, tid);
         new CmDreq(localId, remoteId, remoteQpn, pd).encode(mad);
         msg = av.port().send(mad, av, timeoutMs, maxCmRetries, this);
         if (msg == null) {
@@ -291,17 +292,6 @@ public final class CmId {
             return;
         }
         state = DREQ_SENT;
-    }
-
-    /** cm_form_tid: a DREQ starts an exchange of this id's own. */
-    private long dreqTid() {
-        tid = av.port().hiTid() | (localId & 0xffffffffL);
-        return tid;
-    }
-
-    /** cm_issue_dreq: the id is going; its DREQ is sent once, waiting for no DREP. */
-    private void issueDreq() {
-        sendNow(CmAttribute.DREQ, dreqTid(), new CmDreq(localId, remoteId, remoteQpn, new byte[0])::encode);
     }
 
     /** ib_send_cm_drep: DREQ_RCVD to TIMEWAIT. */
@@ -541,7 +531,7 @@ public final class CmId {
 
     /**
      * ib_destroy_cm_id (cm_destroy_id): sends what the state calls for — REJ(TIMEOUT) for a REQ
-     * in flight, REJ(CONSUMER_DEFINED) mid-handshake, one DREQ when established, DREP when asked,
+     * in flight, REJ(CONSUMER_DEFINED) mid-handshake, DREQ when established, DREP when asked,
      * SIDR_REP(REJECT) — then forgets the id: no event reaches its handler afterwards.
      */
     public void destroy() {
@@ -598,8 +588,7 @@ public final class CmId {
                         state = IDLE;
                         return;
                     }
-                    issueDreq();
-                    enterTimewait();
+                    sendDreqLocked(new byte[0]);
                 }
                 case DREQ_SENT -> {
                     cancelMsg();
