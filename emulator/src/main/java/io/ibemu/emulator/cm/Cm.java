@@ -292,7 +292,7 @@ public final class Cm implements AutoCloseable {
         byLocalId.remove(id.localId());
         listeners.remove(id);
         removeRemote(id);
-        bySidrRequest.values().removeIf(v -> v == id);
+        forgetSidr(id);
     }
 
     /**
