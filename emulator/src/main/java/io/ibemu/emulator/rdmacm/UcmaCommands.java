@@ -268,23 +268,29 @@ final class UcmaCommands {
         }
     }
 
-    /** ucma_query_addr: ENOSPC below ibdev_index; the device's GUID, index and port; P_Key in network order. */
+    /** ucma_query_addr: the device's head, then both ends as the id holds them. */
     private static void queryAddr(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        byte[] b = queryAddrHead(r, id.device());
+        address(b, s, "src", id.source());
+        address(b, s, "dst", id.destination());
+        r.respondWithin(b);
+    }
+
+    /** The head both address queries fill: ENOSPC below ibdev_index; GUID, index, port, P_Key (network order). */
+    private static byte[] queryAddrHead(UcmaRequest r, CmaDevice d) throws Errno {
         CStruct s = Ucma.QUERY_ADDR_RESP;
         if (r.outLength() < s.field("ibdev_index").offset()) {
             throw Errno.of(Errno.ENOSPC);
         }
         byte[] b = new byte[s.size()];
-        CmaDevice d = id.device();
         if (d != null) {
             s.field("node_guid").put(b, 0, d.hca().node().guid());
             s.field("ibdev_index").put(b, 0, d.hca().index());
             s.field("port_num").put(b, 0, d.port());
             s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
         }
-        address(b, s, "src", id.source());
-        address(b, s, "dst", id.destination());
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        return b;
     }
 
     private static void address(byte[] b, CStruct s, String which, SockAddr a) {
@@ -298,17 +304,8 @@ final class UcmaCommands {
     /** ucma_query_gid: both ends as sockaddr_ib: GID, P_Key, the service id and a full mask. */
     private static void queryGid(UcmaRequest r, CmaId id) throws Errno {
         CStruct s = Ucma.QUERY_ADDR_RESP;
-        if (r.outLength() < s.field("ibdev_index").offset()) {
-            throw Errno.of(Errno.ENOSPC);
-        }
-        byte[] b = new byte[s.size()];
         CmaDevice d = id.device();
-        if (d != null) {
-            s.field("node_guid").put(b, 0, d.hca().node().guid());
-            s.field("ibdev_index").put(b, 0, d.hca().index());
-            s.field("port_num").put(b, 0, d.port());
-            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
-        }
+        byte[] b = queryAddrHead(r, d);
         SockAddr src = id.source();
         SockAddr dst = id.destination();
         byte[] sgid = d != null ? d.sgid() : new byte[16];
@@ -320,7 +317,7 @@ final class UcmaCommands {
                 : new SockAddr(SockAddr.AF_IB, dgid, 0, pkey, id.serviceId(), -1L, 0);
         address(b, s, "src", sib);
         address(b, s, "dst", dib);
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        r.respondWithin(b);
     }
 
     /** IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
@@ -342,7 +339,7 @@ final class UcmaCommands {
             Ucma.PATH_REC_DATA.field("flags").put(b, s.size(), PATH_FLAGS);
             path.encode(b, s.size() + Ucma.PATH_REC_DATA.field("path_rec").offset());
         }
-        r.respond(r.get("response"), b);
+        r.respond(b);
     }
 
     /** ucma_query_route: the IP addresses always; GUID, index, port and the route's GIDs once bound to a device. */
@@ -375,7 +372,7 @@ final class UcmaCommands {
                 s.field("ib_route[0].pkey").put(b, 0, d.pkey());
             }
         }
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        r.respondWithin(b);
     }
 
     /** ib_copy_path_rec_to_user: a PathRecord as struct ib_user_path_rec. */
@@ -552,7 +549,7 @@ final class UcmaCommands {
         }
         CmaId id = withDevice(r);
         QpAttributeChange change = id.initQpAttr(QpState.values()[state]);
-        r.respond(r.get("response"), qpAttr(change));
+        r.respond(qpAttr(change));
     }
 
     private static byte[] qpAttr(QpAttributeChange change) {
