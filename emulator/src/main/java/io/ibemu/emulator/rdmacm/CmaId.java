@@ -238,7 +238,7 @@ final class CmaId {
      */
     private CmaDevice translate(SockAddr addr) throws Errno {
         if (addr.family() == SockAddr.AF_IB) {
-            return cm.deviceByGid(addr.address()).orElseThrow(() -> Errno.of(Errno.ENODEV));
+            return cm.deviceByGid(addr.address(), RdmaCm.ANY_PKEY).orElseThrow(() -> Errno.of(Errno.ENODEV));
         }
         int kept;
         synchronized (this) {
