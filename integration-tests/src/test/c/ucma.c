@@ -703,6 +703,28 @@ static void check_bind(int fd)
 	t_success(bind_ip(fd, a, port_addr, port), errno, "BIND_IP to the port's address");
 	t_errno(bind_ip(fd, a, port_addr, port + 100), errno, EINVAL, "BIND_IP of a bound id: EINVAL");
 	t_errno(bind_ip(fd, b, port_addr, port), errno, EADDRINUSE, "BIND_IP of a second id to the same address and port: EADDRINUSE");
+	/* cma_check_port: an any address on either side of the overlap is EADDRNOTAVAIL, not EADDRINUSE */
+	t_errno(bind_ip(fd, b, (struct in_addr){ .s_addr = htonl(INADDR_ANY) }, port), errno, EADDRNOTAVAIL,
+		"BIND_IP of a second id to the any address and a bound port: EADDRNOTAVAIL");
+	/* REUSEADDR on both ids shares the port; a listen must then be alone on it (rdma_listen checks the
+	 * port again without reuse): EADDRINUSE, the id still bound; alone, it listens */
+	{
+		uint32_t r1, r2;
+		int one = 1;
+		uint16_t rport = next_port++;
+
+		create_id(fd, 0x207, PS_TCP, 0, &r1);
+		create_id(fd, 0x208, PS_TCP, 0, &r2);
+		set_option(fd, r1, 0, 1, &one, 4);
+		set_option(fd, r2, 0, 1, &one, 4);
+		t_success(bind_ip(fd, r1, port_addr, rport), errno, "BIND_IP of a REUSEADDR id");
+		t_success(bind_ip(fd, r2, port_addr, rport), errno,
+			  "BIND_IP of a second REUSEADDR id to the same address and port");
+		t_errno(listen_id(fd, r2, 1), errno, EADDRINUSE, "LISTEN of a REUSEADDR id sharing its port: EADDRINUSE");
+		destroy_id(fd, r1, NULL);
+		t_success(listen_id(fd, r2, 1), errno, "LISTEN of the same id once alone on the port");
+		destroy_id(fd, r2, NULL);
+	}
 	t_success(query(fd, a, QUERY_ADDR, &q, sizeof(q)), errno, "QUERY ADDR of a bound id");
 	t_ok(q.src_size == sizeof(struct sockaddr_in) && src->sin_family == AF_INET
 	     && src->sin_addr.s_addr == port_addr.s_addr && ntohs(src->sin_port) == port,

@@ -242,8 +242,8 @@ def main():
     check(bind_ip(fd, a, ip["ib0"], 7471) > 0, f"BIND_IP to ib0's {ip['ib0']}:7471")
     check(errno_of(lambda: bind_ip(fd, a, ip["ib0"], 7472)) == errno.EINVAL, "a second bind of the id: EINVAL")
     b = create_id(fd, PS_TCP)
-    check(errno_of(lambda: bind_ip(fd, b, "0.0.0.0", 7471)) == errno.EADDRINUSE,
-          "another id on the same TCP port: EADDRINUSE")
+    check(errno_of(lambda: bind_ip(fd, b, "0.0.0.0", 7471)) == errno.EADDRNOTAVAIL,
+          "another id on the same TCP port, at the any address: EADDRNOTAVAIL (cma_check_port)")
     u = create_id(fd, PS_UDP)
     check(bind_ip(fd, u, ip["ib0"], 7471) > 0, "the same port in the UDP port space is free")
     ib_sockaddr = struct.pack("<H", AF_IB) + b"\0" * 26

@@ -110,6 +110,14 @@ final class CmaId {
         return reuseAddr;
     }
 
+    private synchronized PortSpace boundSpace() {
+        return boundSpace;
+    }
+
+    private synchronized int boundPort() {
+        return boundPort;
+    }
+
     synchronized boolean listening() {
         return state == CmaState.LISTEN;
     }
@@ -125,6 +133,11 @@ final class CmaId {
             throw Errno.of(Errno.EINVAL);
         }
         reuseAddr = on;
+    }
+
+    /** rdma_listen: a listening id is no longer reusable. */
+    synchronized void dropReuseAddr() {
+        reuseAddr = false;
     }
 
     /** rdma_set_afonly: only while IDLE or ADDR_BOUND. */
@@ -225,7 +238,7 @@ final class CmaId {
      */
     private CmaDevice translate(SockAddr addr) throws Errno {
         if (addr.family() == SockAddr.AF_IB) {
-            return cm.deviceByGid(addr.address()).orElseThrow(() -> Errno.of(Errno.ENODEV));
+            return cm.deviceByGid(addr.address(), RdmaCm.ANY_PKEY).orElseThrow(() -> Errno.of(Errno.ENODEV));
         }
         int kept;
         synchronized (this) {
@@ -500,6 +513,14 @@ final class CmaId {
             bind(SockAddr.any(SockAddr.AF_INET), false);
         }
         exchange(CmaState.ADDR_BOUND, CmaState.LISTEN);
+        if (reuseAddr()) {
+            try {
+                cm.ports.listen(boundSpace(), this, boundPort());
+            } catch (Errno e) {
+                tryExchange(CmaState.LISTEN, CmaState.ADDR_BOUND);
+                throw e;
+            }
+        }
         SockAddr src = source();
         long sid = src.family() == SockAddr.AF_IB ? src.sid() & src.sidMask() : ps.serviceId(src.port());
         long mask = src.family() == SockAddr.AF_IB ? src.sidMask() : 0;

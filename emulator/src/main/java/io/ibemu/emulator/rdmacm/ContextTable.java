@@ -13,13 +13,7 @@ final class ContextTable {
     private final TreeMap<Integer, UcmaContext> byId = new TreeMap<>(); // guarded by this
 
     synchronized UcmaContext allocate(UcmaFile file) {
-        int id = 0;
-        for (int taken : byId.keySet()) {
-            if (taken != id) {
-                break;
-            }
-            id++;
-        }
+        int id = lowestFree(byId);
         UcmaContext c = new UcmaContext(id, file);
         byId.put(id, c);
         return c;
@@ -45,6 +39,18 @@ final class ContextTable {
 
     synchronized void remove(UcmaContext c) {
         byId.remove(c.id, c);
+    }
+
+    /** xa_alloc's choice in an allocating xarray: the lowest id {@code taken} does not hold, from 0. */
+    static int lowestFree(TreeMap<Integer, ?> taken) {
+        int id = 0;
+        for (int t : taken.keySet()) {
+            if (t != id) {
+                break;
+            }
+            id++;
+        }
+        return id;
     }
 
     synchronized int size() {

@@ -13,8 +13,8 @@ import java.util.TreeMap;
  * who is bound to which port. Port 0 picks a free port of the local range as
  * cma_alloc_any_port does, walking it from one point on (the kernel starts at a random one;
  * here the walk starts where the last one stopped, so runs repeat). A port held by another id
- * whose address overlaps is EADDRINUSE (cma_check_port), unless both set REUSEADDR and
- * neither listens.
+ * whose address overlaps is refused as cma_check_port refuses it, unless both set REUSEADDR
+ * (a listen clears it).
  */
 final class PortTable {
     /** inet_get_local_port_range's defaults. */
@@ -44,19 +44,34 @@ final class PortTable {
             throw Errno.of(Errno.EACCES);
         }
         List<CmaId> holders = ports.computeIfAbsent(port, k -> new ArrayList<>());
+        check(holders, id, src, id.reuseAddr());
+        holders.add(id);
+        return port;
+    }
+
+    /**
+     * cma_check_port: each other holder of the port, unless both allow reuse, must not overlap:
+     * an any address on either side is EADDRNOTAVAIL, the same address EADDRINUSE.
+     */
+    private static void check(List<CmaId> holders, CmaId id, SockAddr src, boolean reuse) throws Errno {
         for (CmaId other : holders) {
+            if (other == id || reuse && other.reuseAddr()) {
+                continue;
+            }
             SockAddr o = other.source();
-            boolean overlap = o == null || o.isAny() || src.isAny() || java.util.Arrays.equals(o.address(), src.address());
-            boolean shared = id.reuseAddr() && other.reuseAddr() && !other.listening();
-            if (overlap && !shared) {
-                if (holders.isEmpty()) {
-                    ports.remove(port);
-                }
+            if (src.isAny() || o.isAny()) {
+                throw Errno.of(Errno.EADDRNOTAVAIL);
+            }
+            if (java.util.Arrays.equals(o.address(), src.address())) {
                 throw Errno.of(Errno.EADDRINUSE);
             }
         }
-        holders.add(id);
-        return port;
+    }
+
+    /** rdma_listen's own cma_check_port: a listener must be alone on its address, REUSEADDR or not, and drops it. */
+    synchronized void listen(PortSpace ps, CmaId id, int port) throws Errno {
+        check(bound.get(ps).get(port), id, id.source(), false);
+        id.dropReuseAddr();
     }
 
     /** cma_release_port. */
@@ -72,12 +87,5 @@ final class PortTable {
                 ports.remove(port);
             }
         }
-    }
-
-    /** The ids listening on {@code port} of {@code ps} (cma_find_listener's candidates). */
-    synchronized List<CmaId> listeners(PortSpace ps, int port) {
-        TreeMap<Integer, List<CmaId>> ports = bound.get(ps);
-        List<CmaId> holders = ports == null ? null : ports.get(port);
-        return holders == null ? List.of() : holders.stream().filter(CmaId::listening).toList();
     }
 }

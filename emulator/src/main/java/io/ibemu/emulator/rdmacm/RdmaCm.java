@@ -186,9 +186,13 @@ public final class RdmaCm implements AutoCloseable {
         return Optional.ofNullable(first);
     }
 
+    /** deviceByGid's P_Key for an AF_IB bind, which names none: the port's first is taken. */
+    static final int ANY_PKEY = -1;
+
     /**
      * cma_acquire_dev_by_src_ip (and cma_resolve_ib_dev): the device port whose GID table holds
-     * {@code gid} and whose P_Key table holds {@code pkey} (the membership bit aside).
+     * {@code gid} and whose P_Key table holds {@code pkey} (the membership bit aside); with
+     * {@link #ANY_PKEY} the first port that owns the GID, with its first P_Key.
      */
     Optional<CmaDevice> deviceByGid(byte[] gid, int pkey) {
         long prefix = SockAddr.gidPrefixOf(gid);
@@ -200,25 +204,11 @@ public final class RdmaCm implements AutoCloseable {
                     if (port.subnetPrefix() != prefix || Arrays.stream(port.guids()).noneMatch(g -> g == guid)) {
                         continue;
                     }
-                    if (Arrays.stream(port.pkeys()).anyMatch(k -> (k & 0x7fff) == (pkey & 0x7fff) && k != 0)) {
-                        return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
+                    if (pkey == ANY_PKEY) {
+                        int first = port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff;
+                        return Optional.of(new CmaDevice(hca, p, gid.clone(), first, null));
                     }
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    /** The device port that owns {@code gid}, whatever the P_Key (an AF_IB bind names no key). */
-    Optional<CmaDevice> deviceByGid(byte[] gid) {
-        long prefix = SockAddr.gidPrefixOf(gid);
-        long guid = SockAddr.gidGuidOf(gid);
-        synchronized (fabric.lock()) {
-            for (LocalHca hca : locals()) {
-                for (int p = 1; p <= hca.node().portCount(); p++) {
-                    Port port = hca.port(p);
-                    if (port.subnetPrefix() == prefix && Arrays.stream(port.guids()).anyMatch(g -> g == guid)) {
-                        int pkey = port.pkeys().length > 0 ? port.pkeys()[0] : 0xffff;
+                    if (Arrays.stream(port.pkeys()).anyMatch(k -> (k & 0x7fff) == (pkey & 0x7fff) && k != 0)) {
                         return Optional.of(new CmaDevice(hca, p, gid.clone(), pkey, null));
                     }
                 }

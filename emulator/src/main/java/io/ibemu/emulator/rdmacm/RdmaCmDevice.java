@@ -61,13 +61,7 @@ public final class RdmaCmDevice implements CharDevice {
     }
 
     synchronized UcmaMulticast newMulticast(long uid, UcmaContext c, SockAddr addr) {
-        int id = 0;
-        for (int taken : multicasts.keySet()) {
-            if (taken != id) {
-                break;
-            }
-            id++;
-        }
+        int id = ContextTable.lowestFree(multicasts);
         UcmaMulticast mc = new UcmaMulticast(id, uid, c, addr);
         multicasts.put(id, mc);
         return mc;

@@ -126,14 +126,6 @@ record SockAddr(int family, byte[] address, int port, int pkey, long sid, long s
         }
     }
 
-    long gidPrefix() {
-        return ByteBuffer.wrap(address).getLong(0);
-    }
-
-    long gidGuid() {
-        return ByteBuffer.wrap(address).getLong(8);
-    }
-
     static long gidPrefixOf(byte[] gid) {
         return ByteBuffer.wrap(gid).getLong(0);
     }

@@ -2,12 +2,17 @@ package io.ibemu.emulator.rdmacm;
 
 import io.ibemu.emulator.cm.CmRejectReason;
 import io.ibemu.emulator.cm.QpAttributeChange;
+import io.ibemu.emulator.hca.AhAttributes;
+import io.ibemu.emulator.hca.GlobalRoute;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.kernel.CField;
 import io.ibemu.kernel.CStruct;
 import io.ibemu.kernel.Errno;
+import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * ucma.c's {@code ucma_cmd_table}, declared once: the slot of each RDMA_USER_CM_CMD_* number
@@ -268,23 +273,29 @@ final class UcmaCommands {
         }
     }
 
-    /** ucma_query_addr: ENOSPC below ibdev_index; the device's GUID, index and port; P_Key in network order. */
+    /** ucma_query_addr: the device's head, then both ends as the id holds them. */
     private static void queryAddr(UcmaRequest r, CmaId id) throws Errno {
+        CStruct s = Ucma.QUERY_ADDR_RESP;
+        byte[] b = queryAddrHead(r, id.device());
+        address(b, s, "src", id.source());
+        address(b, s, "dst", id.destination());
+        r.respondWithin(b);
+    }
+
+    /** The head both address queries fill: ENOSPC below ibdev_index; GUID, index, port, P_Key (network order). */
+    private static byte[] queryAddrHead(UcmaRequest r, CmaDevice d) throws Errno {
         CStruct s = Ucma.QUERY_ADDR_RESP;
         if (r.outLength() < s.field("ibdev_index").offset()) {
             throw Errno.of(Errno.ENOSPC);
         }
         byte[] b = new byte[s.size()];
-        CmaDevice d = id.device();
         if (d != null) {
             s.field("node_guid").put(b, 0, d.hca().node().guid());
             s.field("ibdev_index").put(b, 0, d.hca().index());
             s.field("port_num").put(b, 0, d.port());
             s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
         }
-        address(b, s, "src", id.source());
-        address(b, s, "dst", id.destination());
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        return b;
     }
 
     private static void address(byte[] b, CStruct s, String which, SockAddr a) {
@@ -298,17 +309,8 @@ final class UcmaCommands {
     /** ucma_query_gid: both ends as sockaddr_ib: GID, P_Key, the service id and a full mask. */
     private static void queryGid(UcmaRequest r, CmaId id) throws Errno {
         CStruct s = Ucma.QUERY_ADDR_RESP;
-        if (r.outLength() < s.field("ibdev_index").offset()) {
-            throw Errno.of(Errno.ENOSPC);
-        }
-        byte[] b = new byte[s.size()];
         CmaDevice d = id.device();
-        if (d != null) {
-            s.field("node_guid").put(b, 0, d.hca().node().guid());
-            s.field("ibdev_index").put(b, 0, d.hca().index());
-            s.field("port_num").put(b, 0, d.port());
-            s.field("pkey").put(b, 0, Short.reverseBytes((short) d.pkey()) & 0xffff);
-        }
+        byte[] b = queryAddrHead(r, d);
         SockAddr src = id.source();
         SockAddr dst = id.destination();
         byte[] sgid = d != null ? d.sgid() : new byte[16];
@@ -320,7 +322,7 @@ final class UcmaCommands {
                 : new SockAddr(SockAddr.AF_IB, dgid, 0, pkey, id.serviceId(), -1L, 0);
         address(b, s, "src", sib);
         address(b, s, "dst", dib);
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        r.respondWithin(b);
     }
 
     /** IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL (OUTBOUND | INBOUND_REVERSE). */
@@ -342,7 +344,7 @@ final class UcmaCommands {
             Ucma.PATH_REC_DATA.field("flags").put(b, s.size(), PATH_FLAGS);
             path.encode(b, s.size() + Ucma.PATH_REC_DATA.field("path_rec").offset());
         }
-        r.respond(r.get("response"), b);
+        r.respond(b);
     }
 
     /** ucma_query_route: the IP addresses always; GUID, index, port and the route's GIDs once bound to a device. */
@@ -365,40 +367,64 @@ final class UcmaCommands {
             PathRecord path = id.path();
             if (path != null) {
                 s.field("num_paths").put(b, 0, 1);
-                userPath(b, s, "ib_route[0].", path);
+                routePath(b, path);
             } else {
                 // ucma_copy_ib_route with no path yet: the GIDs and P_Key of the address
-                System.arraycopy(d.sgid(), 0, b, s.field("ib_route[0].sgid").offset(), 16);
+                System.arraycopy(d.sgid(), 0, b, ROUTE_SGID, 16);
                 if (d.dgid() != null) {
-                    System.arraycopy(d.dgid(), 0, b, s.field("ib_route[0].dgid").offset(), 16);
+                    System.arraycopy(d.dgid(), 0, b, ROUTE_DGID, 16);
                 }
-                s.field("ib_route[0].pkey").put(b, 0, d.pkey());
+                s.field(ROUTE + "pkey").put(b, 0, d.pkey());
             }
         }
-        r.respond(r.get("response"), java.util.Arrays.copyOf(b, Math.min(r.outLength(), b.length)));
+        r.respondWithin(b);
     }
 
-    /** ib_copy_path_rec_to_user: a PathRecord as struct ib_user_path_rec. */
-    private static void userPath(byte[] b, CStruct s, String prefix, PathRecord p) {
-        System.arraycopy(SockAddr.gid(p.dgidPrefix(), p.dgidInterface()), 0, b, s.field(prefix + "dgid").offset(), 16);
-        System.arraycopy(SockAddr.gid(p.sgidPrefix(), p.sgidInterface()), 0, b, s.field(prefix + "sgid").offset(), 16);
-        s.field(prefix + "dlid").put(b, 0, p.dlid());
-        s.field(prefix + "slid").put(b, 0, p.slid());
-        s.field(prefix + "raw_traffic").put(b, 0, p.rawTraffic() ? 1 : 0);
-        s.field(prefix + "flow_label").put(b, 0, p.flowLabel());
-        s.field(prefix + "reversible").put(b, 0, p.reversible() ? 1 : 0);
-        s.field(prefix + "mtu").put(b, 0, p.mtu());
-        s.field(prefix + "pkey").put(b, 0, p.pkey());
-        s.field(prefix + "hop_limit").put(b, 0, p.hopLimit());
-        s.field(prefix + "traffic_class").put(b, 0, p.trafficClass());
-        s.field(prefix + "numb_path").put(b, 0, p.numbPath());
-        s.field(prefix + "sl").put(b, 0, p.sl());
-        s.field(prefix + "mtu_selector").put(b, 0, p.mtuSelector());
-        s.field(prefix + "rate_selector").put(b, 0, p.rateSelector());
-        s.field(prefix + "rate").put(b, 0, p.rate());
-        s.field(prefix + "packet_life_time_selector").put(b, 0, p.packetLifeSelector());
-        s.field(prefix + "packet_life_time").put(b, 0, p.packetLife());
-        s.field(prefix + "preference").put(b, 0, p.preference());
+    /** One member of a response struct and what it takes from the record being encoded. */
+    private record Member<T>(CField field, ToLongFunction<T> value) {
+        static <T> Member<T> of(CStruct s, String name, ToLongFunction<T> value) {
+            return new Member<>(s.field(name), value);
+        }
+
+        static <T> void putAll(byte[] b, List<Member<T>> members, T from) {
+            for (Member<T> m : members) {
+                m.field.put(b, 0, m.value.applyAsLong(from));
+            }
+        }
+    }
+
+    /** ib_copy_path_rec_to_user: struct ib_user_path_rec's members (the GIDs aside) under {@code prefix}. */
+    private static List<Member<PathRecord>> userPath(CStruct s, String prefix) {
+        return List.of(
+                Member.of(s, prefix + "dlid", PathRecord::dlid),
+                Member.of(s, prefix + "slid", PathRecord::slid),
+                Member.of(s, prefix + "raw_traffic", p -> p.rawTraffic() ? 1 : 0),
+                Member.of(s, prefix + "flow_label", PathRecord::flowLabel),
+                Member.of(s, prefix + "reversible", p -> p.reversible() ? 1 : 0),
+                Member.of(s, prefix + "mtu", PathRecord::mtu),
+                Member.of(s, prefix + "pkey", PathRecord::pkey),
+                Member.of(s, prefix + "hop_limit", PathRecord::hopLimit),
+                Member.of(s, prefix + "traffic_class", PathRecord::trafficClass),
+                Member.of(s, prefix + "numb_path", PathRecord::numbPath),
+                Member.of(s, prefix + "sl", PathRecord::sl),
+                Member.of(s, prefix + "mtu_selector", PathRecord::mtuSelector),
+                Member.of(s, prefix + "rate_selector", PathRecord::rateSelector),
+                Member.of(s, prefix + "rate", PathRecord::rate),
+                Member.of(s, prefix + "packet_life_time_selector", PathRecord::packetLifeSelector),
+                Member.of(s, prefix + "packet_life_time", PathRecord::packetLife),
+                Member.of(s, prefix + "preference", PathRecord::preference));
+    }
+
+    private static final String ROUTE = "ib_route[0].";
+    private static final List<Member<PathRecord>> ROUTE_PATH = userPath(Ucma.QUERY_ROUTE_RESP, ROUTE);
+    private static final int ROUTE_DGID = Ucma.QUERY_ROUTE_RESP.field(ROUTE + "dgid").offset();
+    private static final int ROUTE_SGID = Ucma.QUERY_ROUTE_RESP.field(ROUTE + "sgid").offset();
+
+    /** The route's path as ib_user_path_rec in QUERY_ROUTE's answer. */
+    private static void routePath(byte[] b, PathRecord p) {
+        System.arraycopy(SockAddr.gid(p.dgidPrefix(), p.dgidInterface()), 0, b, ROUTE_DGID, 16);
+        System.arraycopy(SockAddr.gid(p.sgidPrefix(), p.sgidInterface()), 0, b, ROUTE_SGID, 16);
+        Member.putAll(b, ROUTE_PATH, p);
     }
 
     /**
@@ -552,57 +578,79 @@ final class UcmaCommands {
         }
         CmaId id = withDevice(r);
         QpAttributeChange change = id.initQpAttr(QpState.values()[state]);
-        r.respond(r.get("response"), qpAttr(change));
+        r.respond(qpAttr(change));
     }
 
+    /** ib_copy_qp_attr_to_user: struct ib_uverbs_qp_attr's members, the address vectors aside. */
+    private static final List<Member<QpAttributes>> QP_ATTR_MEMBERS = List.of(
+            Member.of(Ucma.QP_ATTR, "qp_state", a -> a.qpState() == null ? 0 : a.qpState().code()),
+            Member.of(Ucma.QP_ATTR, "cur_qp_state", a -> a.curQpState() == null ? 0 : a.curQpState().code()),
+            Member.of(Ucma.QP_ATTR, "path_mtu", QpAttributes::pathMtu),
+            Member.of(Ucma.QP_ATTR, "path_mig_state", QpAttributes::pathMigState),
+            Member.of(Ucma.QP_ATTR, "qkey", QpAttributes::qkey),
+            Member.of(Ucma.QP_ATTR, "rq_psn", QpAttributes::rqPsn),
+            Member.of(Ucma.QP_ATTR, "sq_psn", QpAttributes::sqPsn),
+            Member.of(Ucma.QP_ATTR, "dest_qp_num", QpAttributes::destQpNum),
+            Member.of(Ucma.QP_ATTR, "qp_access_flags", QpAttributes::qpAccessFlags),
+            Member.of(Ucma.QP_ATTR, "pkey_index", QpAttributes::pkeyIndex),
+            Member.of(Ucma.QP_ATTR, "alt_pkey_index", QpAttributes::altPkeyIndex),
+            Member.of(Ucma.QP_ATTR, "en_sqd_async_notify", a -> a.enSqdAsyncNotify() ? 1 : 0),
+            Member.of(Ucma.QP_ATTR, "max_rd_atomic", QpAttributes::maxRdAtomic),
+            Member.of(Ucma.QP_ATTR, "max_dest_rd_atomic", QpAttributes::maxDestRdAtomic),
+            Member.of(Ucma.QP_ATTR, "min_rnr_timer", QpAttributes::minRnrTimer),
+            Member.of(Ucma.QP_ATTR, "port_num", QpAttributes::portNum),
+            Member.of(Ucma.QP_ATTR, "timeout", QpAttributes::timeout),
+            Member.of(Ucma.QP_ATTR, "retry_cnt", QpAttributes::retryCnt),
+            Member.of(Ucma.QP_ATTR, "rnr_retry", QpAttributes::rnrRetry),
+            Member.of(Ucma.QP_ATTR, "alt_port_num", QpAttributes::altPortNum),
+            Member.of(Ucma.QP_ATTR, "alt_timeout", QpAttributes::altTimeout));
+    private static final CField QP_ATTR_MASK = Ucma.QP_ATTR.field("qp_attr_mask");
+    private static final AhMembers AH = new AhMembers("ah_attr."), ALT_AH = new AhMembers("alt_ah_attr.");
+
     private static byte[] qpAttr(QpAttributeChange change) {
-        CStruct s = Ucma.QP_ATTR;
         QpAttributes a = change.attributes();
-        byte[] b = new byte[s.size()];
-        s.field("qp_attr_mask").put(b, 0, change.mask());
-        s.field("qp_state").put(b, 0, a.qpState() == null ? 0 : a.qpState().code());
-        s.field("cur_qp_state").put(b, 0, a.curQpState() == null ? 0 : a.curQpState().code());
-        s.field("path_mtu").put(b, 0, a.pathMtu());
-        s.field("path_mig_state").put(b, 0, a.pathMigState());
-        s.field("qkey").put(b, 0, a.qkey());
-        s.field("rq_psn").put(b, 0, a.rqPsn());
-        s.field("sq_psn").put(b, 0, a.sqPsn());
-        s.field("dest_qp_num").put(b, 0, a.destQpNum());
-        s.field("qp_access_flags").put(b, 0, a.qpAccessFlags());
-        ah(b, s, "ah_attr.", a.ah());
-        ah(b, s, "alt_ah_attr.", a.altAh());
-        s.field("pkey_index").put(b, 0, a.pkeyIndex());
-        s.field("alt_pkey_index").put(b, 0, a.altPkeyIndex());
-        s.field("en_sqd_async_notify").put(b, 0, a.enSqdAsyncNotify() ? 1 : 0);
-        s.field("max_rd_atomic").put(b, 0, a.maxRdAtomic());
-        s.field("max_dest_rd_atomic").put(b, 0, a.maxDestRdAtomic());
-        s.field("min_rnr_timer").put(b, 0, a.minRnrTimer());
-        s.field("port_num").put(b, 0, a.portNum());
-        s.field("timeout").put(b, 0, a.timeout());
-        s.field("retry_cnt").put(b, 0, a.retryCnt());
-        s.field("rnr_retry").put(b, 0, a.rnrRetry());
-        s.field("alt_port_num").put(b, 0, a.altPortNum());
-        s.field("alt_timeout").put(b, 0, a.altTimeout());
+        byte[] b = new byte[Ucma.QP_ATTR.size()];
+        QP_ATTR_MASK.put(b, 0, change.mask());
+        Member.putAll(b, QP_ATTR_MEMBERS, a);
+        AH.put(b, a.ah());
+        ALT_AH.put(b, a.altAh());
         return b;
     }
 
-    /** ib_copy_ah_attr_to_user. */
-    private static void ah(byte[] b, CStruct s, String prefix, io.ibemu.emulator.hca.AhAttributes ah) {
-        if (ah == null) {
-            return;
+    /** ib_copy_ah_attr_to_user into one of QP_ATTR's two struct ib_uverbs_ah_attr. */
+    private static final class AhMembers {
+        private final List<Member<AhAttributes>> ah;
+        private final List<Member<GlobalRoute>> grh;
+        private final CField isGlobal;
+        private final int dgid;
+
+        AhMembers(String prefix) {
+            CStruct s = Ucma.QP_ATTR;
+            ah = List.of(
+                    Member.of(s, prefix + "dlid", AhAttributes::dlid),
+                    Member.of(s, prefix + "sl", AhAttributes::sl),
+                    Member.of(s, prefix + "src_path_bits", AhAttributes::srcPathBits),
+                    Member.of(s, prefix + "static_rate", AhAttributes::staticRate),
+                    Member.of(s, prefix + "port_num", AhAttributes::portNum));
+            grh = List.of(
+                    Member.of(s, prefix + "grh.flow_label", GlobalRoute::flowLabel),
+                    Member.of(s, prefix + "grh.sgid_index", GlobalRoute::sgidIndex),
+                    Member.of(s, prefix + "grh.hop_limit", GlobalRoute::hopLimit),
+                    Member.of(s, prefix + "grh.traffic_class", GlobalRoute::trafficClass));
+            isGlobal = s.field(prefix + "is_global");
+            dgid = s.field(prefix + "grh.dgid").offset();
         }
-        s.field(prefix + "dlid").put(b, 0, ah.dlid());
-        s.field(prefix + "sl").put(b, 0, ah.sl());
-        s.field(prefix + "src_path_bits").put(b, 0, ah.srcPathBits());
-        s.field(prefix + "static_rate").put(b, 0, ah.staticRate());
-        s.field(prefix + "port_num").put(b, 0, ah.portNum());
-        if (ah.grh() != null) {
-            s.field(prefix + "is_global").put(b, 0, 1);
-            System.arraycopy(ah.grh().dgid(), 0, b, s.field(prefix + "grh.dgid").offset(), 16);
-            s.field(prefix + "grh.flow_label").put(b, 0, ah.grh().flowLabel());
-            s.field(prefix + "grh.sgid_index").put(b, 0, ah.grh().sgidIndex());
-            s.field(prefix + "grh.hop_limit").put(b, 0, ah.grh().hopLimit());
-            s.field(prefix + "grh.traffic_class").put(b, 0, ah.grh().trafficClass());
+
+        void put(byte[] b, AhAttributes a) {
+            if (a == null) {
+                return;
+            }
+            Member.putAll(b, ah, a);
+            if (a.grh() != null) {
+                isGlobal.put(b, 0, 1);
+                System.arraycopy(a.grh().dgid(), 0, b, dgid, 16);
+                Member.putAll(b, grh, a.grh());
+            }
         }
     }
 

@@ -295,10 +295,6 @@ final class UcmaFile implements DeviceFile {
         return w;
     }
 
-    synchronized int contextCount() {
-        return contexts.size();
-    }
-
     /** No .read in ucma_fops: vfs_read answers EINVAL. */
     @Override
     public ReadResult read(ReadRequest request) throws Errno {

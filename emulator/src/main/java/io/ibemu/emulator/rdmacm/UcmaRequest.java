@@ -18,7 +18,6 @@ record UcmaRequest(UcmaFile file, Caller caller, UcmaCommand command, byte[] in,
         return (caller.fileFlags(fileFlags) & O_NONBLOCK) != 0;
     }
 
-
     long get(String member) {
         return command.request().field(member).get(in, 0);
     }
@@ -48,15 +47,16 @@ record UcmaRequest(UcmaFile file, Caller caller, UcmaCommand command, byte[] in,
         respond(get("response"), response);
     }
 
+    /** As much of {@code response} as {@code hdr.out} holds (the queries' min_t(size_t, out_len, sizeof(resp))). */
+    void respondWithin(byte[] response) throws Errno {
+        respond(response.length <= outLength ? response : java.util.Arrays.copyOf(response, outLength));
+    }
+
     void respond(long address, byte[] response) throws Errno {
         try {
             caller.writeMemory(address, response);
         } catch (Errno e) {
             throw Errno.of(Errno.EFAULT);
         }
-    }
-
-    static void put(byte[] b, CField f, long value) {
-        f.put(b, 0, value);
     }
 }

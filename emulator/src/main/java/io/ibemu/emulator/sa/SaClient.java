@@ -75,7 +75,7 @@ public final class SaClient implements MadAgentClient, AutoCloseable {
                 this.agent = madPort.register(1, null, 0, false, this);
             }
         } catch (Errno e) {
-            throw new IOException("ipoib: cannot register an SA client on " + port + ": " + e.getMessage());
+            throw new IOException("ib_sa: cannot register an SA client on " + port + ": " + e.getMessage());
         }
     }
 

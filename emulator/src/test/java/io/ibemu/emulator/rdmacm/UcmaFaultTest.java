@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.DeviceFile;
+import io.ibemu.emulator.TestCaller;
 import io.ibemu.emulator.fault.FaultSyntaxException;
 import io.ibemu.emulator.fault.Faults;
 import io.ibemu.kernel.Errno;
@@ -18,37 +19,7 @@ import org.junit.jupiter.api.Test;
  * header's own checks, and names only commands the table has.
  */
 class UcmaFaultTest {
-    private static final Caller CALLER = new Caller() {
-        @Override
-        public int tid() {
-            return 1;
-        }
-
-        @Override
-        public int uid() {
-            return 0;
-        }
-
-        @Override
-        public int gid() {
-            return 0;
-        }
-
-        @Override
-        public boolean interrupted() {
-            return false;
-        }
-
-        @Override
-        public void writeMemory(long address, byte[] data) throws Errno {
-            throw Errno.of(Errno.EFAULT);
-        }
-
-        @Override
-        public byte[] readMemory(long address, int length) throws Errno {
-            throw Errno.of(Errno.EFAULT);
-        }
-    };
+    private static final Caller CALLER = TestCaller.INSTANCE;
 
     /** A CREATE_ID write: the header with {@code out}, then the request (all zero). */
     private static ByteBuffer createId(int out) {

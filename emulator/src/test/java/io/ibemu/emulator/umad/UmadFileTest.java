@@ -3,6 +3,7 @@ package io.ibemu.emulator.umad;
 import io.ibemu.devfs.device.IoctlResult;
 import io.ibemu.devfs.device.Poll;
 import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.emulator.TestCaller;
 import io.ibemu.emulator.agent.MadLayer;
 import io.ibemu.emulator.fabric.Fabric;
 import io.ibemu.emulator.fabric.Node;

@@ -1,12 +1,12 @@
-package io.ibemu.emulator.umad;
+package io.ibemu.emulator;
 
 import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.ReadRequest;
 import io.ibemu.kernel.Errno;
 
-/** The calling thread of a unit test: never signalled, no memory to reach into. */
-final class TestCaller implements Caller {
-    static final TestCaller INSTANCE = new TestCaller();
+/** The calling thread of a unit test, shared by the device packages' tests: never signalled, no memory to reach into. */
+public final class TestCaller implements Caller {
+    public static final TestCaller INSTANCE = new TestCaller();
 
     @Override
     public int tid() {
@@ -38,12 +38,12 @@ final class TestCaller implements Caller {
         throw Errno.of(Errno.EFAULT);
     }
 
-    static ReadRequest read(int count, boolean nonBlocking) {
+    public static ReadRequest read(int count, boolean nonBlocking) {
         return read(count, nonBlocking, true);
     }
 
     /** A read whose buffer takes {@code length} bytes only if {@code writable}. */
-    static ReadRequest read(int count, boolean nonBlocking, boolean writable) {
+    public static ReadRequest read(int count, boolean nonBlocking, boolean writable) {
         return new ReadRequest() {
             @Override
             public boolean takes(int length) {
