@@ -350,6 +350,16 @@ public final class Port {
         return pkeys.clone();
     }
 
+    /** P_Key table entry {@code index}, without a copy: the table is replaced whole, never written in place. */
+    public int pkey(int index) {
+        return pkeys[index];
+    }
+
+    /** The P_Key table's size (PartitionCap). */
+    public int pkeyCount() {
+        return pkeys.length;
+    }
+
     /** The GUIDInfo table, [0] = the port GUID; a switch's external ports have only their GUID. */
     public long[] guids() {
         return isManaged() ? guids.clone() : new long[] {guid};

@@ -263,7 +263,7 @@ final class Requester {
         }
         int lmcMask = (1 << port.lmc()) - 1;
         int slid = port.lid() & ~lmcMask | ah.srcPathBits() & lmcMask;
-        int pkey = port.pkeys()[qp.attrs.pkeyIndex()];
+        int pkey = port.pkey(qp.attrs.pkeyIndex());
         int qkey = ud ? (wr.remoteQkey() < 0 ? qp.attrs.qkey() : wr.remoteQkey()) : 0;
         byte[] grh = null;
         if (ah.isGlobal()) {
