@@ -74,15 +74,12 @@ final class PacketTransport {
                 : tail(WireMessage.request(p, qp.type(), destQpn, psn, mtu), from));
         List<Port> reached = hca.link().transmit(port, p.dlid(), request);
         Outcome lost = qp.type().isReliable() ? LOST : Outcome.done(WcStatus.SUCCESS);
-        if (reached.isEmpty()) {
+        QueuePair q = requester.peer(qp, reached);
+        if (q == null) {
             return lost;
         }
         Port at = reached.get(0);
-        Hca h = hca.link().hcaAt(at);
-        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
-        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
-            return lost;
-        }
+        Hca h = q.hca();
         List<Answer> answers = respond(h, q, p, psn, span, single, arriving);
         if (!qp.type().isReliable()) {
             return Outcome.done(WcStatus.SUCCESS);

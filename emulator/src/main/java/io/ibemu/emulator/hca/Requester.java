@@ -325,17 +325,13 @@ final class Requester {
 
     private Outcome connected(QueuePair qp, QueuePair.SendWqe w, Packet p, List<Port> reached, int mtu, int psn) {
         boolean reliable = qp.type().isReliable();
-        Outcome lost = reliable ? new Outcome(Kind.LOST, 0, 0, 0) : Outcome.done(WcStatus.SUCCESS);
-        if (reached.isEmpty()) {
+        Outcome lost = reliable ? LOST : Outcome.done(WcStatus.SUCCESS);
+        QueuePair q = peer(qp, reached);
+        if (q == null) {
             return lost;
         }
         Port at = reached.get(0);
-        Hca h = hca.link().hcaAt(at);
-        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
-        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
-            return lost;
-        }
-        Response r = h.responder.receive(q, p);
+        Response r = q.hca().responder.receive(q, p);
         if (!reliable) {
             return Outcome.done(WcStatus.SUCCESS);
         }
@@ -353,6 +349,20 @@ final class Requester {
             case NAK_REMOTE_ACCESS -> Outcome.done(WcStatus.REM_ACCESS_ERR);
             default -> Outcome.done(WcStatus.REM_OP_ERR);
         };
+    }
+
+    /**
+     * The QP a connected {@code qp}'s message reached: the destination QP of the HCA behind the
+     * first port reached ({@code reached.get(0)}), bound to that port; null if none (the message is lost).
+     */
+    QueuePair peer(QueuePair qp, List<Port> reached) {
+        if (reached.isEmpty()) {
+            return null;
+        }
+        Port at = reached.get(0);
+        Hca h = hca.link().hcaAt(at);
+        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
+        return q == null || q.attrs.portNum() != at.number() || !q.type().isConnected() ? null : q;
     }
 
     /** The responder took the whole message: its MSN and ePSN move on, an atomic's result is kept for a duplicate. */
