@@ -225,6 +225,23 @@ class DataPathTest {
         assertEquals(WcStatus.REM_ACCESS_ERR, ea.one().status(), "an invalidated window grants nothing");
     }
 
+    /** rxe_do_bind_mw keeps the window's index and takes only the key byte of the WR's new rkey. */
+    @Test
+    void aBindTakesTheKeyByte() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 2);
+        long addr = eb.memory.allocate(4096);
+        MemoryRegion backing = f.b.registerMr(eb.pd, addr, 4096, addr, Endpoint.ALL_ACCESS | Access.MW_BIND,
+                eb.memory);
+        MemoryWindow mw = f.b.allocMw(eb.pd, 2);
+        int index = mw.rkey() & ~0xFF;
+        int key = (mw.rkey() + 1) & 0xFF;
+        f.b.postSend(qp[1], List.of(SendWorkRequest.bindMw(1, SIGNALED,
+                new MwBind(mw.rkey(), ~index & ~0xFF | key, backing.lkey(), addr, 512, Access.REMOTE_WRITE))));
+        assertEquals(WcStatus.SUCCESS, eb.one().status());
+        assertEquals(index | key, mw.rkey(), "the window's index stays, the key byte is the WR's");
+
+    }
+
     @Test
     void atomicsReturnTheOriginalValue() throws Exception {
         QueuePair[] qp = rcPair(1, 2, 2);
