@@ -104,8 +104,9 @@ final class Requester {
         int op = wr.opcode();
         boolean opOk = switch (t) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+            // rxe_wr_opcode_info: UC binds windows but has no invalidation (next_opcode_uc refuses SEND_WITH_INV)
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.BIND_MW;
             case RC -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD
                     || op == WrOpcode.SEND_WITH_INV || isLocal(op);
             case XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
