@@ -461,13 +461,12 @@ public final class Port {
         }
     }
 
-    /** A packet lost leaving this port: the far end counts it in PortRcvErrors. Always true. */
-    private boolean lostOnTheWire() {
+    /** A packet lost leaving this port: the far end counts it in PortRcvErrors. */
+    private void lostOnTheWire() {
         Port receiver = peer;
         if (receiver != null) {
             receiver.count(Counter.RCV_ERRORS, 1);
         }
-        return true;
     }
 
     /**
