@@ -9,6 +9,7 @@ import io.ibemu.emulator.topology.LinkSpeed;
 import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeType;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -363,6 +364,20 @@ public final class Port {
     /** The GUIDInfo table, [0] = the port GUID; a switch's external ports have only their GUID. */
     public long[] guids() {
         return isManaged() ? guids.clone() : new long[] {guid};
+    }
+
+    /** GUIDInfo entry {@code index} of {@link #guids}, without a copy (the table is replaced whole). */
+    public long guid(int index) {
+        if (!isManaged()) {
+            Objects.checkIndex(index, 1);
+            return guid;
+        }
+        return guids[index];
+    }
+
+    /** The size of {@link #guids}. */
+    public int guidCount() {
+        return isManaged() ? guids.length : 1;
     }
 
     /** The port's own PortInfo, as its SMA would answer a Get arriving on it. */

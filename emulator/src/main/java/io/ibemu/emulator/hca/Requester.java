@@ -268,10 +268,9 @@ final class Requester {
         int qkey = ud ? (wr.remoteQkey() < 0 ? qp.attrs.qkey() : wr.remoteQkey()) : 0;
         byte[] grh = null;
         if (ah.isGlobal()) {
-            long[] guids = port.guids();
-            int index = ah.grh().sgidIndex() < guids.length ? ah.grh().sgidIndex() : 0;
+            int index = ah.grh().sgidIndex() < port.guidCount() ? ah.grh().sgidIndex() : 0;
             int headers = Traffic.BTH + (ud ? Traffic.DETH : 0) + Traffic.ICRC + (wr.hasImm() ? Traffic.IMM : 0);
-            grh = Packet.grh(ah.grh(), Hca.gid(port.subnetPrefix(), guids[index]), ((length + 3) & ~3L) + headers);
+            grh = Packet.grh(ah.grh(), Hca.gid(port.subnetPrefix(), port.guid(index)), ((length + 3) & ~3L) + headers);
         }
         Packet p = new Packet(op, qp.qpNum(), slid, ah.dlid(), ah.sl(), pkey, qkey, payload, length,
                 wr.remoteAddr(), wr.rkey(), wr.immData(), (wr.sendFlags() & WrOpcode.FLAG_SOLICITED) != 0,
