@@ -18,7 +18,7 @@ import java.util.List;
 final class Requester {
     private static final System.Logger LOG = System.getLogger(Requester.class.getName());
     /** IBA table 45 (RNR NAK timer field), in nanoseconds: code 0 is the longest, 655.36 ms. */
-    static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
+    private static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
         120_000, 160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000,
         3_840_000, 5_120_000, 7_680_000, 10_240_000, 15_360_000, 20_480_000, 30_720_000, 40_960_000, 61_440_000,
         81_920_000, 122_880_000, 163_840_000, 245_760_000, 327_680_000, 491_520_000};
@@ -342,6 +342,11 @@ final class Requester {
         if (r.kind() == Response.Kind.NONE || hca.link().transmit(at, p.slid(), answer).isEmpty()) {
             return lost;
         }
+        return answered(qp, w, r);
+    }
+
+    /** What an answer that settles the WR makes of it (rxe_comp.c): an ACK's data landing, an RNR wait, or a NAK's error status. */
+    Outcome answered(QueuePair qp, QueuePair.SendWqe w, Response r) {
         return switch (r.kind()) {
             case ACK -> acknowledged(qp, w, r);
             case RNR_NAK -> new Outcome(Kind.RNR, 0, 0, RNR_NANOS[r.rnrTimer() & 31]);
@@ -380,7 +385,7 @@ final class Requester {
     }
 
     /** An ACK: READ data and atomic originals land in the local SGEs (needing local write). */
-    Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
+    private Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
         SendWorkRequest wr = w.wr;
         if (wr.opcode() == WrOpcode.RDMA_READ) {
             ByteBuffer data = r.data();
