@@ -9,6 +9,7 @@ import io.ibemu.emulator.topology.LinkSpeed;
 import io.ibemu.emulator.topology.LinkWidth;
 import io.ibemu.emulator.topology.NodeType;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -350,9 +351,33 @@ public final class Port {
         return pkeys.clone();
     }
 
+    /** P_Key table entry {@code index}, without a copy: the table is replaced whole, never written in place. */
+    public int pkey(int index) {
+        return pkeys[index];
+    }
+
+    /** The P_Key table's size (PartitionCap). */
+    public int pkeyCount() {
+        return pkeys.length;
+    }
+
     /** The GUIDInfo table, [0] = the port GUID; a switch's external ports have only their GUID. */
     public long[] guids() {
         return isManaged() ? guids.clone() : new long[] {guid};
+    }
+
+    /** GUIDInfo entry {@code index} of {@link #guids}, without a copy (the table is replaced whole). */
+    public long guid(int index) {
+        if (!isManaged()) {
+            Objects.checkIndex(index, 1);
+            return guid;
+        }
+        return guids[index];
+    }
+
+    /** The size of {@link #guids}. */
+    public int guidCount() {
+        return isManaged() ? guids.length : 1;
     }
 
     /** The port's own PortInfo, as its SMA would answer a Get arriving on it. */
@@ -451,13 +476,12 @@ public final class Port {
         }
     }
 
-    /** A packet lost leaving this port: the far end counts it in PortRcvErrors. Always true. */
-    private boolean lostOnTheWire() {
+    /** A packet lost leaving this port: the far end counts it in PortRcvErrors. */
+    private void lostOnTheWire() {
         Port receiver = peer;
         if (receiver != null) {
             receiver.count(Counter.RCV_ERRORS, 1);
         }
-        return true;
     }
 
     /**

@@ -13,6 +13,7 @@ import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.kernel.Errno;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,6 +37,8 @@ public final class Faults {
     private final LongSupplier clock;
     /** The rules in the order added; copied on change so that a point reads it without a lock. */
     private volatile List<Armed> rules = List.of();
+    /** The same rules by point, replaced with it: an event meets only its own point's rules. */
+    private volatile Map<Point, List<Armed>> byPoint = Map.of();
     private long nextId = 1; // guarded by this
     /** The fabric whose cables on=link flaps; null until attached. */
     private volatile Fabric fabric;
@@ -111,7 +114,7 @@ public final class Faults {
 
     /** The fault point of a MAD leaving {@code out} (under the fabric lock): the effect of the first rule that hits it. */
     private MadFault.Fate mad(Port out, byte[] mad) {
-        List<Armed> now = rules;
+        List<Armed> now = at(Point.MAD);
         if (now.isEmpty() || mad.length < 24) {
             return MadFault.Fate.PASS;
         }
@@ -124,7 +127,7 @@ public final class Faults {
             default -> null;
         };
         for (Armed a : now) {
-            if (a.rule.point() == Point.MAD && scoped(a.rule, facts) && a.decide()) {
+            if (scoped(a.rule, facts) && a.decide()) {
                 FaultRule r = a.rule;
                 String what = r.delay() != null ? "delayed by " + r.delay().toNanos() / 1000 + " us"
                         : r.harm() == FaultRule.Harm.DUP ? "duplicated" : r.harm() == FaultRule.Harm.CORRUPT
@@ -159,7 +162,7 @@ public final class Faults {
         hca.packetFault(new PacketFault() {
             @Override
             public boolean armed() {
-                return packetsArmed;
+                return !at(Point.PACKET).isEmpty();
             }
 
             @Override
@@ -169,9 +172,6 @@ public final class Faults {
         });
         return hca;
     }
-
-    /** Whether an on=packet rule is in the table: the transports go packet by packet only then. */
-    private volatile boolean packetsArmed;
 
     /**
      * The fault point of a verbs packet leaving {@code out} (under the model lock): the harm of the
@@ -185,8 +185,8 @@ public final class Faults {
             case "opcode" -> FaultRule.opcodeName(opcode);
             default -> null;
         };
-        for (Armed a : rules) {
-            if (a.rule.point() == Point.PACKET && scoped(a.rule, facts) && a.decide()) {
+        for (Armed a : at(Point.PACKET)) {
+            if (scoped(a.rule, facts) && a.decide()) {
                 LOG.log(System.Logger.Level.INFO, "fault rule {0} {1} a packet leaving {2}: {3} {4} PSN 0x{5} of QP 0x{6}",
                         a.id, switch (a.rule.harm()) {
                             case DROP -> "dropped";
@@ -330,7 +330,7 @@ public final class Faults {
 
     /** The fault point of a send completion (under the model lock): the status of the first rule that hits it. */
     private int completion(Hca hca, QueuePair qp, SendWorkRequest wr, int status) {
-        List<Armed> now = rules;
+        List<Armed> now = at(Point.WC);
         if (now.isEmpty()) {
             return status;
         }
@@ -342,7 +342,7 @@ public final class Faults {
             default -> null;
         };
         for (Armed a : now) {
-            if (a.rule.point() == Point.WC && scoped(a.rule, facts) && a.decide()) {
+            if (scoped(a.rule, facts) && a.decide()) {
                 LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc dev={1} qpn={2} opcode={3} wr_id={4}: status {5}",
                         a.id, hca.local().name(), qp.qpNum(), FaultRule.opcodeName(wr.opcode()),
                         Long.toUnsignedString(wr.wrId()), FaultRule.statusName(a.rule.status()));
@@ -354,7 +354,7 @@ public final class Faults {
 
     /** The fault point of a receive completion (under the model lock): the status of the first side=recv rule that hits it. */
     private int receipt(Hca hca, QueuePair qp, WorkCompletion wc) {
-        List<Armed> now = rules;
+        List<Armed> now = at(Point.WC);
         if (now.isEmpty()) {
             return wc.status();
         }
@@ -366,7 +366,7 @@ public final class Faults {
         };
         for (Armed a : now) {
             // a rule without side= stays with send completions, as before receives could be hit
-            if (a.rule.point() == Point.WC && "recv".equals(a.rule.scope().get("side")) && scoped(a.rule, facts)
+            if ("recv".equals(a.rule.scope().get("side")) && scoped(a.rule, facts)
                     && a.decide()) {
                 LOG.log(System.Logger.Level.INFO, "fault rule {0} hit wc side=recv dev={1} qpn={2} wr_id={3}: status {4}",
                         a.id, hca.local().name(), qp.qpNum(), Long.toUnsignedString(wc.wrId()),
@@ -380,6 +380,10 @@ public final class Faults {
     /** True while no rule is armed: a hot point may then skip describing its event. */
     public boolean none() {
         return rules.isEmpty();
+    }
+
+    private List<Armed> at(Point point) {
+        return byPoint.getOrDefault(point, List.of());
     }
 
     /** Each rule as {@code ID hits=N matched=M RULE}, in the order added. */
@@ -402,10 +406,15 @@ public final class Faults {
         return removed;
     }
 
-    /** The new table (under this), and whether the transports must now go packet by packet. */
+    /** The new table (under this), and its rules by point. */
     private void replace(List<Armed> next) {
+        Map<Point, List<Armed>> grouped = new EnumMap<>(Point.class);
+        for (Armed a : next) {
+            grouped.computeIfAbsent(a.rule.point(), p -> new ArrayList<>()).add(a);
+        }
+        grouped.replaceAll((p, l) -> List.copyOf(l));
         rules = List.copyOf(next);
-        packetsArmed = next.stream().anyMatch(a -> a.rule.point() == Point.PACKET);
+        byPoint = grouped;
     }
 
     /**
@@ -414,13 +423,9 @@ public final class Faults {
      * extended uverbs command (EX_CREATE_QP) is the same verb as its plain one.
      */
     public void failCall(Point point, String name, Facts facts) throws Errno {
-        List<Armed> now = rules;
-        if (now.isEmpty()) {
-            return;
-        }
-        for (Armed a : now) {
+        for (Armed a : at(point)) {
             FaultRule r = a.rule;
-            if (r.point() == point && names(r, name) && scoped(r, facts) && a.decide()) {
+            if (names(r, name) && scoped(r, facts) && a.decide()) {
                 LOG.log(System.Logger.Level.INFO, "fault rule {0} hit {1}:{2}{3}: errno {4}", a.id, point.word(), name,
                         describe(r, facts), FaultRule.errnoName(r.errno()));
                 throw Errno.of(r.errno());

@@ -187,12 +187,11 @@ final class MemoryRegistration {
      * MW_BIND_ERR with the window unchanged. Type 1: in the QP's PD, any state, length 0
      * unbinds. Type 2: free, in the QP's PD, a region and a length. The region: the window's
      * PD, MW_BIND access, not zero-based, LOCAL_WRITE where the window grants remote write or
-     * atomics, the range inside it; the new rkey keeps the window's index.
+     * atomics, the range inside it. The window keeps its index and takes the new rkey's key byte.
      */
     int bind(QueuePair qp, MwBind b) {
         MemoryWindow mw = mws.get(b.mwRkey());
-        if (mw == null || mw.pd() != qp.pd() || (b.newRkey() & ~0xFF) != (mw.rkey & ~0xFF)
-                || (b.access() & Access.ZERO_BASED) != 0) {
+        if (mw == null || mw.pd() != qp.pd() || (b.access() & Access.ZERO_BASED) != 0) {
             return WcStatus.MW_BIND_ERR;
         }
         MemoryRegion mr = null;
@@ -215,7 +214,7 @@ final class MemoryRegistration {
         }
         mw.unbind();
         mws.remove(mw.rkey);
-        mw.rkey = b.newRkey();
+        mw.rkey = mw.rkey & ~0xFF | b.newRkey() & 0xFF; // rxe_do_bind_mw takes only the key byte
         mws.put(mw.rkey, mw);
         if (mr != null) {
             mr.boundWindows++;

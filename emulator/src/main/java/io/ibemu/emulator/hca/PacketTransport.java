@@ -2,7 +2,6 @@ package io.ibemu.emulator.hca;
 
 import static io.ibemu.emulator.hca.Requester.LOST;
 import static io.ibemu.emulator.hca.Requester.RESEND;
-import static io.ibemu.emulator.hca.Requester.RNR_NANOS;
 import static io.ibemu.emulator.hca.Requester.accepted;
 import static io.ibemu.emulator.hca.Requester.requestTraffic;
 import static io.ibemu.emulator.hca.Requester.responseTraffic;
@@ -74,15 +73,12 @@ final class PacketTransport {
                 : tail(WireMessage.request(p, qp.type(), destQpn, psn, mtu), from));
         List<Port> reached = hca.link().transmit(port, p.dlid(), request);
         Outcome lost = qp.type().isReliable() ? LOST : Outcome.done(WcStatus.SUCCESS);
-        if (reached.isEmpty()) {
+        QueuePair q = requester.peer(qp, reached);
+        if (q == null) {
             return lost;
         }
         Port at = reached.get(0);
-        Hca h = hca.link().hcaAt(at);
-        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
-        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
-            return lost;
-        }
+        Hca h = q.hca();
         List<Answer> answers = respond(h, q, p, psn, span, single, arriving);
         if (!qp.type().isReliable()) {
             return Outcome.done(WcStatus.SUCCESS);
@@ -246,30 +242,16 @@ final class PacketTransport {
                 if (got < span) {
                     continue;
                 }
-                return requester.acknowledged(qp, w, r);
+                return requester.answered(qp, w, r);
             }
-            switch (r.kind()) {
-                case ACK -> {
-                    return requester.acknowledged(qp, w, r);
-                }
-                case NAK_SEQUENCE -> {
-                    w.resume = Math.max(0, distance(a.psn(), psn));
-                    return RESEND;
-                }
-                case RNR_NAK -> {
-                    w.resume = 0;
-                    return new Outcome(Kind.RNR, 0, 0, RNR_NANOS[r.rnrTimer() & 31]);
-                }
-                case NAK_INVALID_REQUEST -> {
-                    return Outcome.done(WcStatus.REM_INV_REQ_ERR);
-                }
-                case NAK_REMOTE_ACCESS -> {
-                    return Outcome.done(WcStatus.REM_ACCESS_ERR);
-                }
-                default -> {
-                    return Outcome.done(WcStatus.REM_OP_ERR);
-                }
+            if (r.kind() == Response.Kind.NAK_SEQUENCE) {
+                w.resume = Math.max(0, distance(a.psn(), psn));
+                return RESEND;
             }
+            if (r.kind() == Response.Kind.RNR_NAK) {
+                w.resume = 0; // the message starts again from its first packet
+            }
+            return requester.answered(qp, w, r);
         }
         return LOST;
     }

@@ -41,7 +41,7 @@ final class QpModify {
         int port = (mask & QpAttributeMask.PORT) != 0 ? a.portNum() : qp.attrs.portNum();
         boolean bad = (mask & QpAttributeMask.PORT) != 0 && !hca.hasPort(a.portNum())
                 || (mask & QpAttributeMask.PKEY_INDEX) != 0 && (a.pkeyIndex() < 0
-                        || a.pkeyIndex() >= hca.fabricPort(hca.hasPort(port) ? port : 1).pkeys().length)
+                        || a.pkeyIndex() >= hca.fabricPort(hca.hasPort(port) ? port : 1).pkeyCount())
                 || (mask & QpAttributeMask.AV) != 0 && !validPath(a.ah(), port)
                 || (mask & QpAttributeMask.ALT_PATH) != 0 && !validPath(a.altAh(), a.altAh() == null ? 0
                         : a.altAh().portNum())

@@ -8,7 +8,7 @@ public record ReceiveWorkRequest(long wrId, List<Sge> sgList) {
         sgList = List.copyOf(sgList);
     }
 
-    long totalLength() {
+    public long totalLength() {
         long n = 0;
         for (Sge s : sgList) {
             n += s.unsignedLength();

@@ -18,7 +18,7 @@ import java.util.List;
 final class Requester {
     private static final System.Logger LOG = System.getLogger(Requester.class.getName());
     /** IBA table 45 (RNR NAK timer field), in nanoseconds: code 0 is the longest, 655.36 ms. */
-    static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
+    private static final long[] RNR_NANOS = {655_360_000, 10_000, 20_000, 30_000, 40_000, 60_000, 80_000,
         120_000, 160_000, 240_000, 320_000, 480_000, 640_000, 960_000, 1_280_000, 1_920_000, 2_560_000,
         3_840_000, 5_120_000, 7_680_000, 10_240_000, 15_360_000, 20_480_000, 30_720_000, 40_960_000, 61_440_000,
         81_920_000, 122_880_000, 163_840_000, 245_760_000, 327_680_000, 491_520_000};
@@ -104,8 +104,9 @@ final class Requester {
         int op = wr.opcode();
         boolean opOk = switch (t) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+            // rxe_wr_opcode_info: UC binds windows but has no invalidation (next_opcode_uc refuses SEND_WITH_INV)
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
-                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.SEND_WITH_INV || isLocal(op);
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.BIND_MW;
             case RC -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD
                     || op == WrOpcode.SEND_WITH_INV || isLocal(op);
             case XRC_INI -> op >= WrOpcode.RDMA_WRITE && op <= WrOpcode.ATOMIC_FETCH_AND_ADD;
@@ -263,14 +264,13 @@ final class Requester {
         }
         int lmcMask = (1 << port.lmc()) - 1;
         int slid = port.lid() & ~lmcMask | ah.srcPathBits() & lmcMask;
-        int pkey = port.pkeys()[qp.attrs.pkeyIndex()];
+        int pkey = port.pkey(qp.attrs.pkeyIndex());
         int qkey = ud ? (wr.remoteQkey() < 0 ? qp.attrs.qkey() : wr.remoteQkey()) : 0;
         byte[] grh = null;
         if (ah.isGlobal()) {
-            long[] guids = port.guids();
-            int index = ah.grh().sgidIndex() < guids.length ? ah.grh().sgidIndex() : 0;
+            int index = ah.grh().sgidIndex() < port.guidCount() ? ah.grh().sgidIndex() : 0;
             int headers = Traffic.BTH + (ud ? Traffic.DETH : 0) + Traffic.ICRC + (wr.hasImm() ? Traffic.IMM : 0);
-            grh = Packet.grh(ah.grh(), Hca.gid(port.subnetPrefix(), guids[index]), ((length + 3) & ~3L) + headers);
+            grh = Packet.grh(ah.grh(), Hca.gid(port.subnetPrefix(), port.guid(index)), ((length + 3) & ~3L) + headers);
         }
         Packet p = new Packet(op, qp.qpNum(), slid, ah.dlid(), ah.sl(), pkey, qkey, payload, length,
                 wr.remoteAddr(), wr.rkey(), wr.immData(), (wr.sendFlags() & WrOpcode.FLAG_SOLICITED) != 0,
@@ -325,17 +325,13 @@ final class Requester {
 
     private Outcome connected(QueuePair qp, QueuePair.SendWqe w, Packet p, List<Port> reached, int mtu, int psn) {
         boolean reliable = qp.type().isReliable();
-        Outcome lost = reliable ? new Outcome(Kind.LOST, 0, 0, 0) : Outcome.done(WcStatus.SUCCESS);
-        if (reached.isEmpty()) {
+        Outcome lost = reliable ? LOST : Outcome.done(WcStatus.SUCCESS);
+        QueuePair q = peer(qp, reached);
+        if (q == null) {
             return lost;
         }
         Port at = reached.get(0);
-        Hca h = hca.link().hcaAt(at);
-        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
-        if (q == null || q.attrs.portNum() != at.number() || !q.type().isConnected()) {
-            return lost;
-        }
-        Response r = h.responder.receive(q, p);
+        Response r = q.hca().responder.receive(q, p);
         if (!reliable) {
             return Outcome.done(WcStatus.SUCCESS);
         }
@@ -346,6 +342,11 @@ final class Requester {
         if (r.kind() == Response.Kind.NONE || hca.link().transmit(at, p.slid(), answer).isEmpty()) {
             return lost;
         }
+        return answered(qp, w, r);
+    }
+
+    /** What an answer that settles the WR makes of it (rxe_comp.c): an ACK's data landing, an RNR wait, or a NAK's error status. */
+    Outcome answered(QueuePair qp, QueuePair.SendWqe w, Response r) {
         return switch (r.kind()) {
             case ACK -> acknowledged(qp, w, r);
             case RNR_NAK -> new Outcome(Kind.RNR, 0, 0, RNR_NANOS[r.rnrTimer() & 31]);
@@ -353,6 +354,20 @@ final class Requester {
             case NAK_REMOTE_ACCESS -> Outcome.done(WcStatus.REM_ACCESS_ERR);
             default -> Outcome.done(WcStatus.REM_OP_ERR);
         };
+    }
+
+    /**
+     * The QP a connected {@code qp}'s message reached: the destination QP of the HCA behind the
+     * first port reached ({@code reached.get(0)}), bound to that port; null if none (the message is lost).
+     */
+    QueuePair peer(QueuePair qp, List<Port> reached) {
+        if (reached.isEmpty()) {
+            return null;
+        }
+        Port at = reached.get(0);
+        Hca h = hca.link().hcaAt(at);
+        QueuePair q = h == null ? null : h.qp(qp.attrs.destQpNum());
+        return q == null || q.attrs.portNum() != at.number() || !q.type().isConnected() ? null : q;
     }
 
     /** The responder took the whole message: its MSN and ePSN move on, an atomic's result is kept for a duplicate. */
@@ -370,7 +385,7 @@ final class Requester {
     }
 
     /** An ACK: READ data and atomic originals land in the local SGEs (needing local write). */
-    Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
+    private Outcome acknowledged(QueuePair qp, QueuePair.SendWqe w, Response r) {
         SendWorkRequest wr = w.wr;
         if (wr.opcode() == WrOpcode.RDMA_READ) {
             ByteBuffer data = r.data();

@@ -2,9 +2,11 @@ package io.ibemu.emulator.hca;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ibemu.emulator.fabric.Port;
+import io.ibemu.kernel.Errno;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -223,6 +225,39 @@ class DataPathTest {
         f.a.postSend(qp[0], List.of(SendWorkRequest.rdma(7, WrOpcode.RDMA_WRITE, SIGNALED,
                 List.of(Endpoint.sge(local, 0, 64)), addr + 1024 + 100, key2, 0)));
         assertEquals(WcStatus.REM_ACCESS_ERR, ea.one().status(), "an invalidated window grants nothing");
+    }
+
+    /**
+     * rxe_do_bind_mw keeps the window's index and takes only the key byte of the WR's new rkey;
+     * UC binds windows but has no invalidation (rxe_wr_opcode_info, next_opcode_uc), so its
+     * post_send refuses SEND_WITH_INV and LOCAL_INV with EINVAL as rvt_qp_valid_operation does.
+     */
+    @Test
+    void aBindTakesTheKeyByteAndUcHasNoInvalidation() throws Exception {
+        QueuePair[] qp = rcPair(1, 2, 2);
+        long addr = eb.memory.allocate(4096);
+        MemoryRegion backing = f.b.registerMr(eb.pd, addr, 4096, addr, Endpoint.ALL_ACCESS | Access.MW_BIND,
+                eb.memory);
+        MemoryWindow mw = f.b.allocMw(eb.pd, 2);
+        int index = mw.rkey() & ~0xFF;
+        int key = (mw.rkey() + 1) & 0xFF;
+        f.b.postSend(qp[1], List.of(SendWorkRequest.bindMw(1, SIGNALED,
+                new MwBind(mw.rkey(), ~index & ~0xFF | key, backing.lkey(), addr, 512, Access.REMOTE_WRITE))));
+        assertEquals(WcStatus.SUCCESS, eb.one().status());
+        assertEquals(index | key, mw.rkey(), "the window's index stays, the key byte is the WR's");
+
+        QueuePair ua = ea.qp(QpType.UC);
+        QueuePair uc = eb.qp(QpType.UC);
+        ea.connect(ua, uc, TestFabric.LID_B, 0, 0, 0);
+        eb.connect(uc, ua, TestFabric.LID_A, 0, 0, 0);
+        MemoryRegion local = eb.buffer(8);
+        f.b.postSend(uc, List.of(SendWorkRequest.send(4, SIGNALED, List.of(Endpoint.sge(local)))));
+        assertEquals(WcStatus.SUCCESS, eb.one().status(), "the UC QP is ready to send");
+        for (SendWorkRequest wr : List.of(SendWorkRequest.sendWithInvalidate(2, SIGNALED,
+                List.of(Endpoint.sge(local)), index | key), SendWorkRequest.localInvalidate(3, SIGNALED, index | key))) {
+            PostError e = assertThrows(PostError.class, () -> f.b.postSend(uc, List.of(wr)));
+            assertEquals(Errno.EINVAL, e.errno(), "UC has no " + wr.opcode());
+        }
     }
 
     @Test

@@ -3,12 +3,10 @@ package io.ibemu.emulator.uverbs.provider.qib;
 import io.ibemu.kernel.CField;
 import io.ibemu.emulator.hca.ReceiveRing;
 import io.ibemu.emulator.hca.ReceiveWorkRequest;
-import io.ibemu.emulator.hca.Sge;
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A QP's or SRQ's {@code rvt_rwq} in memory the program maps: ipathverbs' post_recv writes a WQE
@@ -22,10 +20,6 @@ final class ReceiveQueueRing implements ReceiveRing {
     private static final CField WR_ID = Rvt.RWQE.field("wr_id");
     private static final CField NUM_SGE = Rvt.RWQE.field("num_sge");
     private static final int SGE_BASE = Rvt.RWQE.size();
-    private static final int SGE = Rvt.SGE.size();
-    private static final CField SGE_ADDR = Rvt.SGE.field("addr");
-    private static final CField SGE_LENGTH = Rvt.SGE.field("length");
-    private static final CField SGE_LKEY = Rvt.SGE.field("lkey");
 
     private final ByteBuffer ring;
     /** rq.size: max_wr + 1 slots, one always empty. */
@@ -60,12 +54,7 @@ final class ReceiveQueueRing implements ReceiveRing {
         }
         ring.get(WQ + tail * wqeBytes, wqe);
         int n = Math.min((int) NUM_SGE.get(wqe, 0), maxSge); // never past this WQE's room
-        List<Sge> sges = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            int at = SGE_BASE + i * SGE;
-            sges.add(new Sge(SGE_ADDR.get(wqe, at), (int) SGE_LENGTH.get(wqe, at), (int) SGE_LKEY.get(wqe, at)));
-        }
-        return new ReceiveWorkRequest(WR_ID.get(wqe, 0), sges);
+        return new ReceiveWorkRequest(WR_ID.get(wqe, 0), UverbsSge.decode(wqe, SGE_BASE, n));
     }
 
     @Override
@@ -83,13 +72,7 @@ final class ReceiveQueueRing implements ReceiveRing {
         byte[] out = new byte[wqeBytes];
         WR_ID.put(out, r.wrId());
         NUM_SGE.put(out, r.sgList().size());
-        for (int i = 0; i < r.sgList().size(); i++) {
-            Sge s = r.sgList().get(i);
-            int at = SGE_BASE + i * SGE;
-            SGE_ADDR.put(out, at, s.addr());
-            SGE_LENGTH.put(out, at, s.length() & 0xffffffffL);
-            SGE_LKEY.put(out, at, s.lkey() & 0xffffffffL);
-        }
+        UverbsSge.encode(r.sgList(), out, SGE_BASE);
         ring.put(WQ + head * wqeBytes, out);
         INT.setRelease(ring, Rvt.RQ_HEAD, next);
         return true;

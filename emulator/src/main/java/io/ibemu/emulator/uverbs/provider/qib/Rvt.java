@@ -1,5 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.qib;
 
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 import io.ibemu.emulator.uverbs.provider.UverbsWc;
 import io.ibemu.kernel.CStruct;
 
@@ -25,7 +26,6 @@ final class Rvt {
     static final int RQ_TAIL = RWQ.field("tail").offset();
     /** struct rvt_rwqe / ipath_rwqe: wr_id, num_sge, padding, then num_sge ib_sge. */
     static final CStruct RWQE = CStruct.named("rvt_rwqe").u64("wr_id").u8("num_sge").pad(1, 7).build();
-    static final CStruct SGE = CStruct.named("ib_sge").u64("addr").u32("length").u32("lkey").build();
 
     /** The CQ ring's bytes for {@code cqe} entries: cqe + 1 slots, one always empty. */
     static int cqBytes(int cqe) {
@@ -34,7 +34,7 @@ final class Rvt {
 
     /** One receive WQE's bytes for {@code maxSge} SGEs. */
     static int rwqeBytes(int maxSge) {
-        return RWQE.size() + SGE.size() * maxSge;
+        return RWQE.size() + UverbsSge.SIZE * maxSge;
     }
 
     /** The receive ring's bytes: {@code slots} WQEs (max_wr + 1). */

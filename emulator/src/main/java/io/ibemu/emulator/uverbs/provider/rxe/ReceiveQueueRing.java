@@ -2,11 +2,8 @@ package io.ibemu.emulator.uverbs.provider.rxe;
 
 import io.ibemu.emulator.hca.ReceiveRing;
 import io.ibemu.emulator.hca.ReceiveWorkRequest;
-import io.ibemu.emulator.hca.Sge;
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 import io.ibemu.kernel.CField;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A QP's or SRQ's receive rxe_queue (QUEUE_TYPE_FROM_CLIENT): the provider's post_recv writes an
@@ -21,10 +18,6 @@ final class ReceiveQueueRing implements ReceiveRing {
     private static final CField RESID = Rxe.RECV_WQE.field("dma.resid");
     private static final CField NUM_SGE = Rxe.RECV_WQE.field("dma.num_sge");
     private static final int SGE_BASE = Rxe.RECV_WQE.size();
-    private static final int SGE = Rxe.SGE.size();
-    private static final CField SGE_ADDR = Rxe.SGE.field("addr");
-    private static final CField SGE_LENGTH = Rxe.SGE.field("length");
-    private static final CField SGE_LKEY = Rxe.SGE.field("lkey");
 
     private final RxeQueue queue;
     private final int maxSge;
@@ -45,12 +38,7 @@ final class ReceiveQueueRing implements ReceiveRing {
         queue.read(consumer, wqe);
         // never past this queue's room, whatever num_sge the program wrote
         int n = (int) Math.min(NUM_SGE.get(wqe, 0), maxSge);
-        List<Sge> sges = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            int at = SGE_BASE + i * SGE;
-            sges.add(new Sge(SGE_ADDR.get(wqe, at), (int) SGE_LENGTH.get(wqe, at), (int) SGE_LKEY.get(wqe, at)));
-        }
-        return new ReceiveWorkRequest(WR_ID.get(wqe, 0), sges);
+        return new ReceiveWorkRequest(WR_ID.get(wqe, 0), UverbsSge.decode(wqe, SGE_BASE, n));
     }
 
     @Override
@@ -68,15 +56,8 @@ final class ReceiveQueueRing implements ReceiveRing {
         }
         byte[] out = new byte[wqe.length];
         WR_ID.put(out, r.wrId());
-        long length = 0;
-        for (int i = 0; i < r.sgList().size(); i++) {
-            Sge s = r.sgList().get(i);
-            int at = SGE_BASE + i * SGE;
-            SGE_ADDR.put(out, at, s.addr());
-            SGE_LENGTH.put(out, at, s.length() & 0xffffffffL);
-            SGE_LKEY.put(out, at, s.lkey() & 0xffffffffL);
-            length += s.unsignedLength();
-        }
+        UverbsSge.encode(r.sgList(), out, SGE_BASE);
+        long length = r.totalLength();
         LENGTH.put(out, length & 0xffffffffL);
         RESID.put(out, length & 0xffffffffL);
         NUM_SGE.put(out, r.sgList().size());

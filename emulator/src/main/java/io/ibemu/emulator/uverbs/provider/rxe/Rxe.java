@@ -1,5 +1,6 @@
 package io.ibemu.emulator.uverbs.provider.rxe;
 
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 import io.ibemu.emulator.uverbs.provider.UverbsWc;
 import io.ibemu.kernel.CStruct;
 
@@ -32,7 +33,6 @@ final class Rxe {
     /** struct mminfo: where the program maps a queue, and how much. */
     static final CStruct MMINFO = CStruct.named("mminfo").u64("offset").u32("size").u32("pad").build();
 
-    static final CStruct SGE = CStruct.named("rxe_sge").u64("addr").u32("length").u32("lkey").build();
     /** struct rxe_dma_info: the SGEs (or the inline bytes) follow it. */
     static final CStruct DMA = CStruct.named("rxe_dma_info").u32("length").u32("resid").u32("cur_sge")
             .u32("num_sge").u32("sge_offset").u32("reserved").build();
@@ -88,12 +88,12 @@ final class Rxe {
 
     /** rxe_qp_init_req: the send WQE's room is max_sge SGEs or max_inline bytes, whichever is larger. */
     static int sendWqeBytes(int maxSge, int maxInline) {
-        return SEND_WQE.size() + Math.max(maxSge * SGE.size(), maxInline);
+        return SEND_WQE.size() + Math.max(maxSge * UverbsSge.SIZE, maxInline);
     }
 
     /** rcv_wqe_size. */
     static int recvWqeBytes(int maxSge) {
-        return RECV_WQE.size() + maxSge * SGE.size();
+        return RECV_WQE.size() + maxSge * UverbsSge.SIZE;
     }
 
     static {

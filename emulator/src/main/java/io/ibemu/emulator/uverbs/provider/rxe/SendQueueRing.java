@@ -6,6 +6,7 @@ import io.ibemu.emulator.hca.SendRing;
 import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.emulator.hca.Sge;
 import io.ibemu.emulator.hca.WrOpcode;
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 import io.ibemu.kernel.CField;
 
 import java.util.ArrayList;
@@ -44,10 +45,6 @@ final class SendQueueRing implements SendRing {
     private static final CField DMA_LENGTH = Rxe.SEND_WQE.field("dma.length");
     private static final CField DMA_NUM_SGE = Rxe.SEND_WQE.field("dma.num_sge");
     private static final int PAYLOAD = Rxe.SEND_WQE.size();
-    private static final int SGE = Rxe.SGE.size();
-    private static final CField SGE_ADDR = Rxe.SGE.field("addr");
-    private static final CField SGE_LENGTH = Rxe.SGE.field("length");
-    private static final CField SGE_LKEY = Rxe.SGE.field("lkey");
     /** No opcode: what a WQE the ring cannot hold decodes to, so the model completes it with an error. */
     private static final int NO_OPCODE = -1;
 
@@ -96,18 +93,15 @@ final class SendQueueRing implements SendRing {
         boolean inline = (flags & WrOpcode.FLAG_INLINE) != 0;
         long numSge = DMA_NUM_SGE.get(wqe, 0);
         long inlineLength = DMA_LENGTH.get(wqe, 0);
-        if (inline ? inlineLength > room : numSge * SGE > room) {
+        if (inline ? inlineLength > room : numSge * UverbsSge.SIZE > room) {
             opcode = NO_OPCODE; // more than the slot holds: the program wrote past its queue's limits
         }
-        List<Sge> sgl = new ArrayList<>();
+        List<Sge> sgl = List.of();
         byte[] data = null;
         if (opcode != NO_OPCODE && inline) {
             data = Arrays.copyOfRange(wqe, PAYLOAD, PAYLOAD + (int) inlineLength);
         } else if (opcode != NO_OPCODE) {
-            for (int i = 0; i < numSge; i++) {
-                int at = PAYLOAD + i * SGE;
-                sgl.add(new Sge(SGE_ADDR.get(wqe, at), (int) SGE_LENGTH.get(wqe, at), (int) SGE_LKEY.get(wqe, at)));
-            }
+            sgl = UverbsSge.decode(wqe, PAYLOAD, (int) numSge);
         }
         int imm = opcode == WrOpcode.SEND_WITH_IMM || opcode == WrOpcode.RDMA_WRITE_WITH_IMM
                 || opcode == WrOpcode.SEND_WITH_INV || opcode == WrOpcode.LOCAL_INV ? ex : 0;

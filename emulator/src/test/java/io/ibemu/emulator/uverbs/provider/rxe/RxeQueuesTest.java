@@ -10,6 +10,7 @@ import io.ibemu.emulator.hca.SendWorkRequest;
 import io.ibemu.emulator.hca.Sge;
 import io.ibemu.emulator.hca.WorkCompletion;
 import io.ibemu.emulator.hca.WrOpcode;
+import io.ibemu.emulator.uverbs.provider.UverbsSge;
 import io.ibemu.emulator.uverbs.provider.UverbsWc;
 
 import java.lang.invoke.MethodHandles;
@@ -151,9 +152,9 @@ class RxeQueuesTest {
         Rxe.SEND_WQE.field("dma.num_sge").put(w, 1);
         Rxe.SEND_WQE.field("dma.length").put(w, length);
         int sge = Rxe.SEND_WQE.size();
-        Rxe.SGE.field("addr").put(w, sge, addr);
-        Rxe.SGE.field("length").put(w, sge, length);
-        Rxe.SGE.field("lkey").put(w, sge, lkey);
+        UverbsSge.LAYOUT.field("addr").put(w, sge, addr);
+        UverbsSge.LAYOUT.field("length").put(w, sge, length);
+        UverbsSge.LAYOUT.field("lkey").put(w, sge, lkey);
         b.put(at, w);
         INT.setRelease(b, Rxe.PRODUCER, (prod + 1) & b.getInt(Rxe.INDEX_MASK));
     }
