@@ -131,7 +131,10 @@ final class Command {
         }
     }
 
-    /** ib_copy_to_udata: ENOSPC past the room the program gave, EFAULT where it cannot be written. */
+    /**
+     * The driver's udata response: EFAULT where it cannot be written; more than the room the
+     * program gave is a driver fault (the drivers check the room, ib_copy_to_udata does not), ENOSPC.
+     */
     void respondDriver(byte[] data) throws Errno {
         if (data.length == 0) {
             return;
