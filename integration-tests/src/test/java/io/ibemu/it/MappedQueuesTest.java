@@ -94,8 +94,10 @@ class MappedQueuesTest {
     @Test
     void pingpongsPollTheirRings() {
         for (String program : new String[] {"ibv_rc_pingpong", "ibv_srq_pingpong", "ibv_uc_pingpong"}) {
-            Result r = ib.exec(Duration.ofSeconds(180), "sh", "-c", program + " -d ibemu0 -g 0 -n 200 > /dev/null 2>&1 & "
-                    + "sleep 1; timeout 150 " + program + " -d ibemu1 -g 0 -n 200 localhost; s=$?; wait; exit $s");
+            int port = Loopback.freePort();
+            Result r = ib.exec(Duration.ofSeconds(180), "sh", "-c", program + " -d ibemu0 -g 0 -n 200 -p " + port
+                    + " > /dev/null 2>&1 & srv=$!; " + Loopback.awaitListening(port, "srv") + "; timeout 150 " + program
+                    + " -d ibemu1 -g 0 -n 200 -p " + port + " localhost; s=$?; wait; exit $s");
             r.assertOk();
             assertTrue(r.stdout().contains("200 iters"), program + ": " + r);
         }
@@ -109,9 +111,10 @@ class MappedQueuesTest {
     @Test
     void aPollingIbSendLatMakesNoSystemCallPerPoll() {
         int n = 1000;
-        int port = 19300 + (int) (ProcessHandle.current().pid() % 200);
+        int port = Loopback.freePort();
         Result r = ib.exec(Duration.ofSeconds(240), "sh", "-c",
-                "ib_send_lat -d ibemu0 -s 8 -n " + n + " -p " + port + " > /dev/null 2>&1 & sleep 1; "
+                "ib_send_lat -d ibemu0 -s 8 -n " + n + " -p " + port + " > /dev/null 2>&1 & srv=$!; "
+                        + Loopback.awaitListening(port, "srv") + "; "
                         + "out=$(mktemp); timeout 200 strace -f -c -o $out ib_send_lat -d ibemu1 -s 8 -n " + n
                         + " -p " + port + " localhost > /dev/null; s=$?; wait; cat $out; rm -f $out; exit $s");
         r.assertOk();
