@@ -240,6 +240,11 @@ static void check_reopen(int fd)
 	close(again);
 	call_init(&c, 0x7ff, 0);
 	t_errno(run(fd, &c), errno, EPROTONOSUPPORT, "  ... and after its close the first descriptor still does");
+	/* proc's name_to_int takes no leading zero and no number past an int */
+	snprintf(path, sizeof(path), "/proc/self/fd/0%d", fd);
+	t_errno(open(path, O_RDWR | O_CLOEXEC), errno, ENOENT, "  ... /proc/self/fd/0N (a leading zero): ENOENT");
+	snprintf(path, sizeof(path), "/proc/99999999999/fd/%d", fd);
+	t_errno(open(path, O_RDWR | O_CLOEXEC), errno, ENOENT, "  ... /proc/99999999999/fd/N (no such pid): ENOENT");
 }
 
 /* ------------------------------------------------------------ the header (ib_uverbs_ioctl) */

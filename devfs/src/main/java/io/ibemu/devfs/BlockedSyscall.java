@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The system call a thread is blocked in, from {@code /proc/<tid>/syscall} ("nr arg0 arg1 ...",
@@ -18,10 +19,10 @@ record BlockedSyscall(long number, long[] args) {
 
     /**
      * The syscall of a caller whose FUSE request is being served, or null when it is gone or
-     * unreadable. The caller may not have gone to
-     * sleep yet (request_wait_answer after the request is queued), and until it does its
-     * syscall file says "running" (task_current_syscall: EAGAIN for a runnable task). It sleeps
-     * as soon as it is scheduled, since it waits for this reply; up to 1 s of 0.5 ms naps.
+     * unreadable. The caller may not have gone to sleep yet (request_wait_answer after the
+     * request is queued), and until it does its syscall file says "running"
+     * (task_current_syscall: EAGAIN for a runnable task). It sleeps as soon as it is scheduled,
+     * since it waits for this reply; up to 1 s of 0.5 ms naps.
      */
     static BlockedSyscall ofServed(int tid) {
         Path file = Path.of("/proc", Integer.toString(tid), "syscall");
@@ -35,7 +36,7 @@ record BlockedSyscall(long number, long[] args) {
             if (!text.startsWith("running")) {
                 return parse(text);
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(500_000);
+            LockSupport.parkNanos(500_000);
         }
         return null;
     }

@@ -293,7 +293,7 @@ final class DeviceRequests implements PollNotice {
     /** A read that fails after writing into the buffer: FUSE replies carry data or an errno. */
     static void placeInBuffer(RequestCaller caller, BlockedSyscall syscall, byte[] data, int count)
             throws Errno {
-        BlockedSyscall read = syscall != null && syscall.isRead() ? syscall : BlockedSyscall.ofServed(caller.tid());
+        BlockedSyscall read = syscall != null ? syscall : BlockedSyscall.ofServed(caller.tid());
         if (read == null || !read.isRead()) {
             LOG.log(System.Logger.Level.WARNING, "{0}: cannot find the read buffer, {1} bytes dropped",
                     caller, data.length);

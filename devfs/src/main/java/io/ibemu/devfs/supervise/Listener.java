@@ -281,12 +281,12 @@ final class Listener {
         return supervisor.rangeFile(tid, (int) fdArgument, scratch() + AT_PROC_PATH, scratch() + AT_STAT);
     }
 
-    /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
     /** A memfd-carried node file behind range descriptor {@code fd} of {@code tid}, or null. */
     NodeFile mappedFile(int tid, long fd) {
         return rangeFile(tid, fd) instanceof NodeFile f && f.mapped ? f : null;
     }
 
+    /** The socket-carried file behind a range descriptor of {@code tid}, or null. */
     SocketFile socketFile(int tid, long fdArgument) {
         return rangeFile(tid, fdArgument) instanceof SocketFile s ? s : null;
     }

@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.ibemu.devfs.supervise.Syscalls.MEMORY;
 
@@ -81,8 +83,10 @@ final class NodeCalls {
 
     /** The longest /proc/PID/task/TID/fd/N there is. */
     private static final int REOPEN_PATH_MAX = 40;
-    private static final java.util.regex.Pattern REOPEN = java.util.regex.Pattern.compile(
-            "/(?:proc/(self|thread-self|\\d+(?:/task/\\d+)?)|dev)/fd/(\\d{1,9})");
+    /** A number as proc's name_to_int takes it: no leading zero, and small enough to be one. */
+    private static final String NUMBER = "(?:0|[1-9]\\d{0,8})";
+    private static final Pattern REOPEN = Pattern.compile(
+            "/(?:proc/(self|thread-self|" + NUMBER + "(?:/task/" + NUMBER + ")?)|dev)/fd/(" + NUMBER + ")");
 
     /**
      * The node a range descriptor is an open of, when {@code path} names that descriptor through
@@ -92,7 +96,11 @@ final class NodeCalls {
      * the carried file's release while the first descriptor still holds it.
      */
     private DeviceNode reopened(int tid, String path) {
-        java.util.regex.Matcher m = REOPEN.matcher(path);
+        // every open of the program comes here: no matcher for a path that cannot be one
+        if (!path.startsWith("/proc/") && !path.startsWith("/dev/fd/")) {
+            return null;
+        }
+        Matcher m = REOPEN.matcher(path);
         if (!m.matches()) {
             return null;
         }

@@ -127,14 +127,6 @@ final class SocketFiles implements AutoCloseable {
         return byInode.get(inode);
     }
 
-    /**
-     * A descriptor was installed at {@code fd} in some caller: an earlier answer for that number
-     * may name a file the caller closed there (closes of a pair's end are not seen one by one).
-     */
-    void installed(int fd) {
-        descriptors.forgetNumber(fd);
-    }
-
     /** Adds {@code fd} to the epoll set for {@code events}, its events to carry {@code token}. */
     private void watch(int fd, int events, long token) throws Errno {
         long event = MEMORY.allocateMemory(EPOLL_EVENT, true);

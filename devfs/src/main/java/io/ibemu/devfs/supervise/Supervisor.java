@@ -278,7 +278,6 @@ public final class Supervisor implements AutoCloseable {
         return netlink;
     }
 
-    /** The socket-carried files, or null when message files go over FUSE. */
     /**
      * A descriptor was installed at {@code fd} in some caller: an earlier answer for that number
      * may name a file closed there unseen (socket- and memfd-carried files' closes are not seen
@@ -301,6 +300,7 @@ public final class Supervisor implements AutoCloseable {
         return mapped;
     }
 
+    /** The socket-carried files, or null when message files go over FUSE. */
     SocketFiles socketFiles() {
         return sockets;
     }

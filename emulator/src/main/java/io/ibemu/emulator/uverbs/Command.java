@@ -17,6 +17,8 @@ import java.util.Arrays;
  * and what the response writes is flagged VALID_OUTPUT there.
  */
 final class Command {
+    /** No bytes: an absent udata, a driver with nothing to say; shared, since nothing writes into it. */
+    static final byte[] NOTHING = new byte[0];
 
     final UverbsFile file;
     final Caller caller;
@@ -65,7 +67,7 @@ final class Command {
         boolean out = b.has(outAttr);
         boolean uhwOut = b.has(AttrSpec.UHW_OUT);
         return new Command(file, b.caller(), spec, in, in.length, out ? b.address(outAttr) : 0,
-                out ? b.length(outAttr) : 0, b.has(AttrSpec.UHW_IN) ? b.in(AttrSpec.UHW_IN) : new byte[0],
+                out ? b.length(outAttr) : 0, b.has(AttrSpec.UHW_IN) ? b.in(AttrSpec.UHW_IN) : NOTHING,
                 uhwOut ? b.address(AttrSpec.UHW_OUT) : 0, uhwOut ? b.length(AttrSpec.UHW_OUT) : 0, b, outAttr);
     }
 
@@ -129,7 +131,10 @@ final class Command {
         }
     }
 
-    /** ib_copy_to_udata: ENOSPC past the room the program gave, EFAULT where it cannot be written. */
+    /**
+     * The driver's udata response: EFAULT where it cannot be written; more than the room the
+     * program gave is a driver fault (the drivers check the room, ib_copy_to_udata does not), ENOSPC.
+     */
     void respondDriver(byte[] data) throws Errno {
         if (data.length == 0) {
             return;

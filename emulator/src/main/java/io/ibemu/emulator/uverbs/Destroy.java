@@ -71,7 +71,7 @@ final class Destroy {
 
     /** A new object's response could not be written: the kernel aborts the uobject (uobj_alloc_abort). */
     static void respondOrAbort(Command c, UObject<?> u, byte[] resp) throws Errno {
-        respondOrAbort(c, u, resp, () -> new byte[0]);
+        respondOrAbort(c, u, resp, () -> Command.NOTHING);
     }
 
     /** The driver's part of a create: its udata response, or the errno that undoes the create. */

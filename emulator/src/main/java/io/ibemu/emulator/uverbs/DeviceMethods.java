@@ -45,7 +45,7 @@ final class DeviceMethods {
         if (inLength < spec.checkedRequestSize() || outLength < spec.checkedResponseSize()) {
             throw Errno.of(Errno.ENOSPC);
         }
-        byte[] in = inLength == 0 ? new byte[0] : request(b, spec, inLength);
+        byte[] in = inLength == 0 ? Command.NOTHING : request(b, spec, inLength);
         f.run(Command.ioctl(f, spec, in, b, ATTR_CORE_OUT));
     }
 

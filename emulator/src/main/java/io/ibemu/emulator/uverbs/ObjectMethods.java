@@ -3,7 +3,6 @@ package io.ibemu.emulator.uverbs;
 import io.ibemu.kernel.Errno;
 import io.ibemu.emulator.hca.CompletionQueue;
 import io.ibemu.emulator.hca.MemoryRegion;
-import io.ibemu.emulator.uverbs.ioctl.AttrSpec;
 import io.ibemu.emulator.uverbs.ioctl.Bundle;
 
 import static io.ibemu.emulator.uverbs.DeviceMethods.le;
@@ -42,14 +41,8 @@ final class ObjectMethods {
         FileObjects.Reserved handle = (FileObjects.Reserved) b.created(ATTR_CREATE_CQ_HANDLE);
         cq.own(handle.fill(cq.object(), userHandle), eventFile(b, ATTR_CREATE_CQ_EVENT_FD));
         // the driver's create writes its udata (UHW_OUT) first: rvt_create_cq's mmap offset
-        int room = b.has(AttrSpec.UHW_OUT) ? b.length(AttrSpec.UHW_OUT) : 0;
-        byte[] udata = f.driver().cqCreated(f.device.hca(), cq.object(), f.queueMemory(), room);
-        if (udata.length > room) {
-            throw Errno.of(Errno.ENOSPC); // ib_copy_to_udata
-        }
-        if (udata.length > 0) {
-            b.copyTo(AttrSpec.UHW_OUT, udata);
-        }
+        QueueMethods.driverUdata(b, f.driver().cqCreated(f.device.hca(), cq.object(), f.queueMemory(),
+                QueueMethods.room(b)));
         b.copyTo(ATTR_CREATE_CQ_RESP_CQE, le(cq.object().cqe(), 4));
     }
 

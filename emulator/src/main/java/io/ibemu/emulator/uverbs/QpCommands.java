@@ -126,7 +126,7 @@ final class QpCommands {
         QueuePair qp = c.file.device.hca().openQp(xrcd, c.u32("qpn"));
         UObject<QueuePair> u = c.file.objects.add(ObjectType.QP, qp, c.u("user_handle"));
         c.file.device.track(qp, c.file, u);
-        respondCreated(c, u, "", () -> new byte[0]);
+        respondCreated(c, u, "", () -> Command.NOTHING);
     }
 
     static void queryQp(Command c) throws Errno {

@@ -189,12 +189,16 @@ final class QueueMethods {
     }
 
     /** The driver's room for its udata (UHW_OUT's length). */
-    private static int room(Bundle b) {
+    static int room(Bundle b) {
         return Math.max(b.length(AttrSpec.UHW_OUT), 0);
     }
 
-    /** ib_copy_to_udata of the driver's create: ENOSPC past the room; the create is then aborted. */
-    private static void driverUdata(Bundle b, byte[] udata) throws Errno {
+    /**
+     * The driver's create writes its udata (ib_copy_to_udata, a plain copy_to_user: the drivers
+     * check the room themselves, rvt writing only with room for a u64, rxe failing without it);
+     * more than the room is a driver fault here, ENOSPC, and the create is then aborted.
+     */
+    static void driverUdata(Bundle b, byte[] udata) throws Errno {
         if (udata.length > room(b)) {
             throw Errno.of(Errno.ENOSPC);
         }

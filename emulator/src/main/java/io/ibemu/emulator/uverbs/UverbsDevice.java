@@ -14,6 +14,7 @@ import io.ibemu.emulator.hca.VerbsOwner;
 import io.ibemu.emulator.hca.Xrcd;
 import io.ibemu.emulator.uverbs.provider.Driver;
 import io.ibemu.emulator.uverbs.ioctl.Uapi;
+import io.ibemu.emulator.uverbs.ioctl.VerbsIoctl;
 import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
@@ -74,6 +75,8 @@ public final class UverbsDevice implements CharDevice {
     private final Function<VerbsOwner, HostMemory> memory;
     /** The instance's fault rules, consulted before each command or method acts. */
     private final Faults faults;
+    /** {@link #admit} as the ioctl dispatch asks it: made once, not per call. */
+    final VerbsIoctl.Gate gate = this::admit;
     private final ProviderProfile profile;
     private final Driver driver;
     /** The ioctl tree the device serves; null for a write()-only kernel. */

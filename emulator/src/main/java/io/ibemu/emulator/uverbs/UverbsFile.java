@@ -235,7 +235,7 @@ final class UverbsFile implements MappableFile {
             response = RESPONSE.get(buf, HDR);
             outLength = spec.udata() ? spec.responseSize() : outWords * 4;
         }
-        byte[] udataIn = spec.udata() ? Arrays.copyOfRange(buf, HDR + inLength, count) : new byte[0];
+        byte[] udataIn = spec.udata() ? Arrays.copyOfRange(buf, HDR + inLength, count) : Command.NOTHING;
         int udataOutLength = spec.udata() && spec.hasResponse() ? Math.max(0, outWords * 4 - outLength) : 0;
         return new Command(this, caller, spec, Arrays.copyOfRange(buf, HDR, count), inLength, response, outLength,
                 udataIn, response + outLength, udataOutLength);
@@ -305,7 +305,7 @@ final class UverbsFile implements MappableFile {
         Lock running = device.commandRunning();
         running.lock();
         try {
-            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in, device::admit);
+            VerbsIoctl.call(uapi, device.driverId(), this, uobjects, caller, arg, in, device.gate);
         } finally {
             running.unlock();
         }

@@ -11,7 +11,9 @@ public enum Kernel {
      * 4.19 (Debian 10's, an LTS): RDMA_VERBS_IOCTL exists but serves a software HCA nothing: the
      * device object has no method (INVOKE_WRITE is 5.0's), CQ_CREATE/DESTROY are compiled only
      * with CONFIG_INFINIBAND_EXP_LEGACY_VERBS_NEW_UAPI (off in distribution kernels), and the
-     * new verbs (DM, FLOW_ACTION, COUNTERS, DM_MR_REG) need ops rdmavt lacks. libibverbs's
+     * new verbs (DM, FLOW_ACTION, COUNTERS, DM_MR_REG) need ops rdmavt lacks: 4.19 still has
+     * them (UAPI_DEF_OBJ_NEEDS_FN is 5.0's) and its handlers answer EOPNOTSUPP after the
+     * attributes are checked; here they are absent, EPROTONOSUPPORT. libibverbs's
      * INVOKE_WRITE probe gets EPROTONOSUPPORT, not ENOTTY: write() for every command, each ioctl
      * verb tried once and dropped per method.
      */

@@ -2,8 +2,11 @@ package io.ibemu.emulator.uverbs.ioctl;
 
 import io.ibemu.kernel.Errno;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,19 +33,16 @@ public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, H
         static Shape of(Map<Integer, AttrSpec> attrs) {
             AttrSpec[] specs = attrs.values().toArray(new AttrSpec[0]);
             int[] slotOfId = new int[DENSE + 2];
-            java.util.Arrays.fill(slotOfId, -1);
+            Arrays.fill(slotOfId, -1);
             AttrSpec destroy = null;
-            java.util.List<AttrSpec> mandatory = new java.util.ArrayList<>();
+            List<AttrSpec> mandatory = new ArrayList<>();
             for (int i = 0; i < specs.length; i++) {
-                int id = specs[i].id();
-                if (id < DENSE) {
-                    slotOfId[id] = i;
-                } else if (id == AttrSpec.UHW_IN || id == AttrSpec.UHW_OUT) {
-                    slotOfId[DENSE + id - AttrSpec.UHW_IN] = i;
-                } else {
-                    throw new IllegalArgumentException("attribute id " + id + " is neither below " + DENSE
+                int at = index(specs[i].id());
+                if (at < 0) {
+                    throw new IllegalArgumentException("attribute id " + specs[i].id() + " is neither below " + DENSE
                             + " nor UHW_IN/UHW_OUT");
                 }
+                slotOfId[at] = i;
                 if (specs[i].mandatory()) {
                     mandatory.add(specs[i]);
                 }
@@ -56,11 +56,16 @@ public record MethodSpec<T>(int id, String name, Map<Integer, AttrSpec> attrs, H
 
         /** The attribute's slot among {@link #specs}, or -1 when the method does not declare it. */
         int slot(int attrId) {
+            int at = index(attrId);
+            return at < 0 ? -1 : slotOfId[at];
+        }
+
+        /** Where {@code attrId} sits in {@link #slotOfId}: itself below DENSE, the UHW pair after; else -1. */
+        private static int index(int attrId) {
             if (attrId >= 0 && attrId < DENSE) {
-                return slotOfId[attrId];
+                return attrId;
             }
-            return attrId == AttrSpec.UHW_IN || attrId == AttrSpec.UHW_OUT ? slotOfId[DENSE + attrId - AttrSpec.UHW_IN]
-                    : -1;
+            return attrId == AttrSpec.UHW_IN || attrId == AttrSpec.UHW_OUT ? DENSE + attrId - AttrSpec.UHW_IN : -1;
         }
     }
 

@@ -22,24 +22,16 @@ public final class VerbsIoctl {
     private VerbsIoctl() {
     }
 
-    /**
-     * Runs one ioctl whose header the caller passed at {@code arg} ({@code header}: the 24 bytes
-     * read from there; fewer when they could not be read).
-     */
     /** What may refuse a method after its attributes were read and before it acts (fault injection). */
     @FunctionalInterface
     public interface Gate {
-        Gate OPEN = (method, caller) -> { };
-
         void admit(String method, Caller caller) throws Errno;
     }
 
-    /** {@link #call(Uapi, long, Object, UObjects, Caller, long, byte[], Gate)} with nothing refusing methods. */
-    public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
-                                byte[] header) throws Errno {
-        call(uapi, driverId, target, objects, caller, arg, header, Gate.OPEN);
-    }
-
+    /**
+     * Runs one ioctl whose header the caller passed at {@code arg} ({@code header}: the 24 bytes
+     * read from there; fewer when they could not be read), {@code gate} asked before the method acts.
+     */
     public static <T> void call(Uapi<T> uapi, long driverId, T target, UObjects objects, Caller caller, long arg,
                                 byte[] header, Gate gate) throws Errno {
         if (header.length < IoctlHeader.SIZE) {
