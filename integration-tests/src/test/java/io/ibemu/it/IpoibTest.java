@@ -151,8 +151,8 @@ class IpoibTest {
     /**
      * /sys/class/net/ibN as the kernel's IPoIB lays it out: the TAP's own files passed through
      * (mtu written through sysfs reaches the netdev, a show's errno arrives unchanged), IPoIB's
-     * added or overridden, create_child/delete_child make and remove ib0.8001 with
-     * ipoib_vlan.c's errnos, mode switches between datagram and connected with their MTUs.
+     * added or overridden, create_child/delete_child make and remove ib0.8001 (and ib0.0001: the
+     * P_Key kept as written) with ipoib_vlan.c's errnos, mode switches between datagram and connected with their MTUs.
      */
     @Test
     void theNetdevDirectoryIsIpoibsAndCreateChildMakesAChild() {
@@ -186,6 +186,9 @@ class IpoibTest {
                     echo 0x8001 > $n/ib0/delete_child && echo "delete: ok"
                     ip -o link show ib0.8001 >/dev/null 2>&1 || echo "ib0.8001 gone"
                     test -e $n/ib0.8001 || echo "its directory gone"
+                    echo 1 > $n/ib0/create_child && echo "limited: $(cat $n/ib0.0001/pkey)"
+                    echo 1 > $n/ib0/delete_child && echo "limited: deleted"
+                    { echo 0 > $n/ib0/delete_child; } 2>&1 | sed 's/.*: /delete 0: /'
                     """;
             String out = ib.exec(Duration.ofSeconds(120), "bash", "-c", script).stdout();
             for (String line : List.of("type=32", "addr_len=20", "address=" + address,
@@ -199,7 +202,8 @@ class IpoibTest {
                     "child has no create_child", "child has no device, dev_port=0", "create 0x8001: Name not unique on network",
                     "create 0x8000: Invalid argument", "create 0: Invalid argument", "create junk: Invalid argument",
                     "create 0x10000: Invalid argument", "delete 0x8002: No such device", "delete: ok",
-                    "ib0.8001 gone", "its directory gone")) {
+                    "ib0.8001 gone", "its directory gone", "limited: 0x0001", "limited: deleted",
+                    "delete 0: No such device")) {
                 assertTrue(out.contains(line + "\n"), line + "\n" + out);
             }
             String hca = out.replaceAll("(?s).*\nhca=(\\S+)\n.*", "$1");
