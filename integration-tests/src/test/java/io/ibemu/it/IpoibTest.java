@@ -104,22 +104,7 @@ class IpoibTest {
             String written = Ibemu.ibemu("ctl", "--name", ib.name(), "topology").assertOk().stdout();
             assertTrue(written.contains("[1] ipoib=10.42.0.101/24\t\t# lid "), "ctl topology keeps the address\n"
                     + written);
-            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
-            String script = """
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib1 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 10.42.0.2/24 dev ib1
-                    in_peer ip link set ib1 up
-                    for i in $(seq 180); do ping -n -c 1 -W 1 10.42.0.2 >/dev/null && break; sleep 0.5; done
-                    ping -n -c 3 -W 10 10.42.0.2; there=$?
-                    in_peer ping -n -c 3 -W 10 10.42.0.101; back=$?
-                    in_peer ip link set ib1 netns $$
-                    kill $peer
-                    echo "there=$there back=$back"
-                    """;
+            String script = overTheFabric("ib1", "10.42.0.2/24", "10.42.0.101");
             Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
             assertTrue(r.stdout().contains("there=0 back=0") && r.stdout().contains(
                     "3 packets transmitted, 3 received"), r.toString());
@@ -229,23 +214,8 @@ class IpoibTest {
             assertEquals("32", ib.cat("/sys/class/net/ib2/type"));
             String addrs = ib.exec("ip", "-o", "-4", "addr", "show", "ib2").assertOk().stdout();
             assertTrue(addrs.contains("ib2    inet 169.254.77.3/24"), addrs);
-            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
-            String script = """
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib2 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 169.254.77.3/24 dev ib2
-                    in_peer ip link set ib2 up
-                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.3 >/dev/null && break; sleep 0.5; done
-                    ping -n -c 3 -W 10 169.254.77.3; there=$?
-                    in_peer ping -n -c 3 -W 10 169.254.77.1; back=$?
-                    in_peer ip link set ib2 netns $$
-                    kill $peer
-                    echo "there=$there back=$back"
-                    echo 0x8001 > /sys/class/net/ib2/create_child
-                    """;
+            String script = overTheFabric("ib2", "169.254.77.3/24", "169.254.77.1")
+                    + "echo 0x8001 > /sys/class/net/ib2/create_child\n";
             Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
             assertTrue(r.stdout().contains("there=0 back=0"), r.toString());
             assertTrue(ib.exec("ip", "-o", "link").assertOk().stdout().contains("ib2.8001:"), "the child was made");
@@ -361,5 +331,30 @@ class IpoibTest {
                 "10.1.2.3/33", "--", "true");
         assertFalse(r.ok());
         assertTrue(r.stderr().contains("--ipoib-net 10.1.2.3/33: not an IPv4 network in CIDR notation"), r.toString());
+    }
+
+    /**
+     * A bash script that moves {@code iface} into a namespace of its own (another host) with
+     * {@code address}, waits for its first answer (a bound on waiting for OpenSM's multicast
+     * routes, never a measure of speed), pings it three times and {@code back} from there, moves
+     * it home and prints {@code there=N back=M}, ping's exit codes.
+     */
+    private static String overTheFabric(String iface, String address, String back) {
+        String there = address.substring(0, address.indexOf('/'));
+        return """
+                unshare -n sleep infinity & peer=$!
+                while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
+                in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
+                ip link set IFACE netns $peer
+                in_peer ip link set lo up
+                in_peer ip addr add ADDRESS dev IFACE
+                in_peer ip link set IFACE up
+                for i in $(seq 180); do ping -n -c 1 -W 1 THERE >/dev/null && break; sleep 0.5; done
+                ping -n -c 3 -W 10 THERE; there=$?
+                in_peer ping -n -c 3 -W 10 BACK; back=$?
+                in_peer ip link set IFACE netns $$
+                kill $peer
+                echo "there=$there back=$back"
+                """.replace("IFACE", iface).replace("ADDRESS", address).replace("THERE", there).replace("BACK", back);
     }
 }
