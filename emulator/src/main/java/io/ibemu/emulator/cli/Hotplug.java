@@ -75,6 +75,15 @@ final class Hotplug {
         this.ipoib = ipoib;
     }
 
+    /** cm_add_one: the IB CM's agent on {@code hca}'s ports, for an HCA at start-up and one plugged in. */
+    static void addCmDevice(Cm cm, LocalHca hca) throws IOException {
+        try {
+            cm.addDevice(hca);
+        } catch (io.ibemu.kernel.Errno e) {
+            throw new IOException("ib_cm: cannot register the CM agent on " + hca.name() + ": errno " + e.code());
+        }
+    }
+
     /** An HCA start-up made (its nodes and sysfs already shown). */
     void plugged(Plugged p) {
         plugged.add(p);
@@ -123,11 +132,7 @@ final class Hotplug {
         }
         LocalHca hca = new LocalHca(index, node, identity, freeSlot(), firstFreeMinor(node.portCount()));
         Plugged p = devices(hca);
-        try {
-            m.cm().addDevice(hca);
-        } catch (io.ibemu.kernel.Errno e) {
-            throw new IOException("ib_cm: cannot register the CM agent: errno " + e.code());
-        }
+        addCmDevice(m.cm(), hca);
         m.sysfs().add(hca);
         showSysfs(hca);
         plugged(p);
