@@ -138,9 +138,8 @@ final class Hotplug {
         plugged(p);
         Ipoib interfaces = ipoib.get();
         if (interfaces != null) {
-            interfaces.addAdapter(new Ipoib.Adapter(hca, p.uverbs().hca()));
-            for (int port = 1; port <= hca.node().portCount(); port++) {
-                interfaces.netdev(hca, port).ifPresent(l -> m.sysfs().addNetdev(hca, l.name()));
+            for (String name : interfaces.addAdapter(new Ipoib.Adapter(hca, p.uverbs().hca()))) {
+                m.sysfs().addNetdev(hca, name);
             }
         }
         m.sysfs().announce(hca.name());
