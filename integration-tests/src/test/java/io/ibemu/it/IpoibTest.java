@@ -157,6 +157,8 @@ class IpoibTest {
                     { echo junk > $n/ib0/mode; } 2>&1 | sed 's/.*: /mode junk: /'
                     echo connected > $n/ib0/mode && echo "connected: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     echo datagram > $n/ib0/mode && echo "datagram: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
+                    echo connected > $n/ib0/mode && echo 1400 > $n/ib0/mtu && echo datagram > $n/ib0/mode
+                    echo "datagram from 1400: mtu $(cat $n/ib0/mtu)"
                     echo 1 > $n/ib0/umcast && echo "umcast after=$(cat $n/ib0/umcast)"
                     echo 1500 > $n/ib0/mtu && ip -o link show ib0 | grep -o 'mtu [0-9]*' | sed 's/^/ip /'
                     echo 0x8001 > $n/ib0/create_child && echo "create: ok"
@@ -181,7 +183,7 @@ class IpoibTest {
                     "dev_port=0", "pkey=0xffff", "mode=datagram", "umcast=0", "mtu=2044", "ifindex=2",
                     "ib1 dev_port=0 ib1 type=32", "mode --w------- create_child", "mode --w------- delete_child",
                     "statistics", "down child carrier: Invalid argument", "mode junk: Invalid argument",
-                    "connected: connected mtu 65520", "datagram: datagram mtu 2044", "umcast after=1", "ip mtu 1500", "create: ok",
+                    "connected: connected mtu 65520", "datagram: datagram mtu 2044", "datagram from 1400: mtu 1400", "umcast after=1", "ip mtu 1500", "create: ok",
                     "ib0.8001: <BROADCAST,MULTICAST> mtu 2044", "child pkey=0x8001", "child parent=ib0",
                     "child broadcast=00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", "child type=32",
                     "child has no create_child", "child has no device, dev_port=0", "create 0x8001: Name not unique on network",

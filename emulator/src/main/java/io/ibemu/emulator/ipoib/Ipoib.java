@@ -464,8 +464,9 @@ public final class Ipoib implements AutoCloseable {
 
     /**
      * The mode file's store (ipoib_set_mode): "connected\n" where the interface takes connections
-     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to the UD one and ends the connections
-     * we made; the mode already set is accepted as is; anything else is EINVAL.
+     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to at most the UD one (min(mcast_mtu,
+     * mtu): an MTU set lower stays) and ends the connections we made; the mode already set is
+     * accepted as is; anything else is EINVAL.
      */
     void setMode(IpoibInterface i, String value) throws Errno {
         boolean connected = value.equals("connected\n");
@@ -477,8 +478,12 @@ public final class Ipoib implements AutoCloseable {
         }
         i.connectedMode(connected);
         try {
-            ip(List.of("link set dev " + i.name() + " mtu "
-                    + (connected ? ConnectedMode.MTU : IpoibInterface.DATAGRAM_MTU)));
+            int mtu = ConnectedMode.MTU;
+            if (!connected) {
+                NetworkInterface netdev = NetworkInterface.getByName(i.name());
+                mtu = Math.min(IpoibInterface.DATAGRAM_MTU, netdev == null ? mtu : netdev.getMTU());
+            }
+            ip(List.of("link set dev " + i.name() + " mtu " + mtu));
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "{0}: mode {1}: {2}", i.name(), value.strip(), e.getMessage());
         }
