@@ -411,11 +411,11 @@ public final class Ipoib implements AutoCloseable {
         String name = String.format("%s.%04x", parentName, pkey);
         // is_child_unique: the parent's and the legacy children's P_Keys, compared exactly
         if (parent.pkey() == pkey) {
-            throw new Refusal(NetdevSysfs.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", pkey));
+            throw new Refusal(Errno.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", pkey));
         }
         for (IpoibInterface i : interfaces) {
             if (i.parent() == parent && i.pkey() == pkey) {
-                throw new Refusal(NetdevSysfs.ENOTUNIQ, name + " exists");
+                throw new Refusal(Errno.ENOTUNIQ, name + " exists");
             }
         }
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,

@@ -22,8 +22,6 @@ import java.util.Set;
 final class NetdevSysfs {
     /** ARPHRD_INFINIBAND. */
     static final int TYPE = 32;
-    /** ENOTUNIQ: ipoib_vlan_add's answer to a P_Key the parent or a child already has. */
-    static final int ENOTUNIQ = 76;
     /** IPoIB's broadcast address with the P_Key in octets 8 and 9 (ipoib_main.c ipv4_bcast_addr). */
     private static final byte[] BROADCAST = {0x00, -1, -1, -1, -1, 0x12, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1,
             -1, -1};
