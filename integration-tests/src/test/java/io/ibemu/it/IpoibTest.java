@@ -245,15 +245,7 @@ class IpoibTest {
                     n=/sys/class/net
                     echo connected > $n/ib0/mode && echo connected > $n/ib1/mode
                     echo "modes $(cat $n/ib0/mode) $(cat $n/ib1/mode) mtu $(cat $n/ib0/mtu) $(cat $n/ib1/mtu)"
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib1 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 169.254.77.2/24 dev ib1
-                    in_peer ip link set ib1 up
-                    # a bound on waiting for OpenSM's multicast routes, never a measure of speed
-                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.2 >/dev/null && break; sleep 0.5; done
+                    """ + PeerHost.enter("ib1", "169.254.77.2/24", "") + """
                     ping -n -c 3 -W 10 -M do -s 30000 169.254.77.2 | grep -o '3 received'
                     in_peer ping -n -c 3 -W 10 -M do -s 60000 169.254.77.1 | grep -o '3 received'
                     head -c 4000000 /dev/urandom > "$TMPDIR/sent"
@@ -269,9 +261,7 @@ class IpoibTest {
                     echo datagram > $n/ib0/mode && echo "ib0 $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep -c '^  cm tx' | sed 's/^/cm tx after: /'
                     ping -n -c 3 -W 10 -s 30000 169.254.77.2 | grep -o '3 received'
-                    in_peer ip link set ib1 netns $$
-                    kill $peer
-                    """;
+                    """ + PeerHost.leave("ib1");
             Path tmp = Files.createTempDirectory(Ibemu.tmpDir(), "ipoib-cm");
             Result r = ib.exec(Duration.ofSeconds(300), "env", "LAUNCHER=" + Ibemu.script(), "INSTANCE=" + ib.name(),
                     "TMPDIR=" + tmp, "bash", "-c", script);
@@ -336,27 +326,14 @@ class IpoibTest {
     }
 
     /**
-     * A bash script that moves {@code iface} into a namespace of its own (another host) with
-     * {@code address}, waits for its first answer (a bound on waiting for OpenSM's multicast
-     * routes, never a measure of speed), pings it three times and {@code back} from there, moves
-     * it home and prints {@code there=N back=M}, ping's exit codes.
+     * A bash script: {@code iface} with {@code address} as another host's (PeerHost), pinged three
+     * times there and {@code back} from there, moved home; prints {@code there=N back=M}, ping's
+     * exit codes.
      */
     private static String overTheFabric(String iface, String address, String back) {
         String there = address.substring(0, address.indexOf('/'));
-        return """
-                unshare -n sleep infinity & peer=$!
-                while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                ip link set IFACE netns $peer
-                in_peer ip link set lo up
-                in_peer ip addr add ADDRESS dev IFACE
-                in_peer ip link set IFACE up
-                for i in $(seq 180); do ping -n -c 1 -W 1 THERE >/dev/null && break; sleep 0.5; done
-                ping -n -c 3 -W 10 THERE; there=$?
-                in_peer ping -n -c 3 -W 10 BACK; back=$?
-                in_peer ip link set IFACE netns $$
-                kill $peer
-                echo "there=$there back=$back"
-                """.replace("IFACE", iface).replace("ADDRESS", address).replace("THERE", there).replace("BACK", back);
+        return PeerHost.enter(iface, address, "") + "ping -n -c 3 -W 10 " + there + "; there=$?\n"
+                + "in_peer ping -n -c 3 -W 10 " + back + "; back=$?\n" + PeerHost.leave(iface)
+                + "echo \"there=$there back=$back\"\n";
     }
 }
