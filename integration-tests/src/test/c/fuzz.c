@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_cm.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -774,34 +775,54 @@ static const char *rdma_cm_path(void) { return env_or("IBEMU_RDMA_CM", "/dev/inf
 struct ucma_layout {
 	int in;                /* sizeof the request */
 	int response;          /* offset of the response pointer, -1 for none */
-	int addr[2], addr_len; /* sockaddr areas (-1: none) and their size: 28 (sockaddr_in6) or 128 */
+	int addr[2], addr_len; /* sockaddr areas (-1: none) and their size: sockaddr_in6 or sockaddr_storage */
 };
-static const struct ucma_layout UCMA_LAYOUT[23] = {
-	[0] = { 24, 8, { -1, -1 }, 0 },       /* CREATE_ID: uid, response */
-	[1] = { 16, 0, { -1, -1 }, 0 },       /* DESTROY_ID */
-	[2] = { 40, 0, { 8, -1 }, 28 },       /* BIND_IP */
-	[3] = { 64, -1, { 0, 28 }, 28 },      /* RESOLVE_IP */
-	[4] = { 8, -1, { -1, -1 }, 0 },      /* RESOLVE_ROUTE */
-	[5] = { 16, 0, { -1, -1 }, 0 },       /* QUERY_ROUTE */
-	[6] = { 288, -1, { -1, -1 }, 0 },      /* CONNECT */
-	[7] = { 8, -1, { -1, -1 }, 0 },      /* LISTEN */
-	[8] = { 296, -1, { -1, -1 }, 0 },      /* ACCEPT */
-	[9] = { 264, -1, { -1, -1 }, 0 },      /* REJECT */
-	[10] = { 4, -1, { -1, -1 }, 0 },     /* DISCONNECT */
-	[11] = { 16, 0, { -1, -1 }, 0 },      /* INIT_QP_ATTR */
-	[12] = { 8, 0, { -1, -1 }, 0 },      /* GET_EVENT */
-	[13] = { 0, -1, { -1, -1 }, 0 },     /* GET_OPTION (no handler) */
-	[14] = { 24, 0, { -1, -1 }, 0 },      /* SET_OPTION: optval */
-	[15] = { 8, -1, { -1, -1 }, 0 },     /* NOTIFY */
-	[16] = { 48, 0, { 16, -1 }, 28 },     /* JOIN_IP_MCAST */
-	[17] = { 16, 0, { -1, -1 }, 0 },      /* LEAVE_MCAST */
-	[18] = { 16, 0, { -1, -1 }, 0 },      /* MIGRATE_ID */
-	[19] = { 16, 0, { -1, -1 }, 0 },      /* QUERY */
-	[20] = { 136, -1, { 8, -1 }, 128 },    /* BIND */
-	[21] = { 272, -1, { 16, 144 }, 128 },  /* RESOLVE_ADDR */
-	[22] = { 152, 0, { 24, -1 }, 128 },    /* JOIN_MCAST */
+#define UCMA_REQ(s, resp, a0, a1, alen) { sizeof(struct s), resp, { a0, a1 }, alen }
+#define AT(s, f) ((int)offsetof(struct s, f))
+#define IN6 ((int)sizeof(struct sockaddr_in6))
+#define STORAGE ((int)sizeof(struct __kernel_sockaddr_storage))
+static const struct ucma_layout UCMA_LAYOUT[] = {
+	[RDMA_USER_CM_CMD_CREATE_ID] = UCMA_REQ(rdma_ucm_create_id, AT(rdma_ucm_create_id, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_DESTROY_ID] = UCMA_REQ(rdma_ucm_destroy_id, AT(rdma_ucm_destroy_id, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_BIND_IP] = UCMA_REQ(rdma_ucm_bind_ip, AT(rdma_ucm_bind_ip, response), AT(rdma_ucm_bind_ip, addr), -1, IN6),
+	[RDMA_USER_CM_CMD_RESOLVE_IP] = UCMA_REQ(rdma_ucm_resolve_ip, -1, AT(rdma_ucm_resolve_ip, src_addr),
+						  AT(rdma_ucm_resolve_ip, dst_addr), IN6),
+	[RDMA_USER_CM_CMD_RESOLVE_ROUTE] = UCMA_REQ(rdma_ucm_resolve_route, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_QUERY_ROUTE] = UCMA_REQ(rdma_ucm_query, AT(rdma_ucm_query, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_CONNECT] = UCMA_REQ(rdma_ucm_connect, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_LISTEN] = UCMA_REQ(rdma_ucm_listen, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_ACCEPT] = UCMA_REQ(rdma_ucm_accept, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_REJECT] = UCMA_REQ(rdma_ucm_reject, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_DISCONNECT] = UCMA_REQ(rdma_ucm_disconnect, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_INIT_QP_ATTR] = UCMA_REQ(rdma_ucm_init_qp_attr, AT(rdma_ucm_init_qp_attr, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_GET_EVENT] = UCMA_REQ(rdma_ucm_get_event, AT(rdma_ucm_get_event, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_GET_OPTION] = { 0, -1, { -1, -1 }, 0 }, /* no handler */
+	[RDMA_USER_CM_CMD_SET_OPTION] = UCMA_REQ(rdma_ucm_set_option, AT(rdma_ucm_set_option, optval), -1, -1, 0),
+	[RDMA_USER_CM_CMD_NOTIFY] = UCMA_REQ(rdma_ucm_notify, -1, -1, -1, 0),
+	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = UCMA_REQ(rdma_ucm_join_ip_mcast, AT(rdma_ucm_join_ip_mcast, response),
+						    AT(rdma_ucm_join_ip_mcast, addr), -1, IN6),
+	[RDMA_USER_CM_CMD_LEAVE_MCAST] = UCMA_REQ(rdma_ucm_destroy_id, AT(rdma_ucm_destroy_id, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_MIGRATE_ID] = UCMA_REQ(rdma_ucm_migrate_id, AT(rdma_ucm_migrate_id, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_QUERY] = UCMA_REQ(rdma_ucm_query, AT(rdma_ucm_query, response), -1, -1, 0),
+	[RDMA_USER_CM_CMD_BIND] = UCMA_REQ(rdma_ucm_bind, -1, AT(rdma_ucm_bind, addr), -1, STORAGE),
+	[RDMA_USER_CM_CMD_RESOLVE_ADDR] = UCMA_REQ(rdma_ucm_resolve_addr, -1, AT(rdma_ucm_resolve_addr, src_addr),
+						    AT(rdma_ucm_resolve_addr, dst_addr), STORAGE),
+	[RDMA_USER_CM_CMD_JOIN_MCAST] = UCMA_REQ(rdma_ucm_join_mcast, AT(rdma_ucm_join_mcast, response),
+						 AT(rdma_ucm_join_mcast, addr), -1, STORAGE),
 };
-#define UCMA_LARGEST 296 /* struct rdma_ucm_accept */
+#define UCMA_COMMANDS ((uint32_t)(sizeof(UCMA_LAYOUT) / sizeof(UCMA_LAYOUT[0])))
+#define UCMA_LARGEST ((int)sizeof(struct rdma_ucm_accept))
+
+/* CREATE_ID on fd in port space ps, the new id's number answered at *id: 0, or -1 with errno. */
+static ssize_t ucma_create_id(int fd, uint64_t uid, uint16_t ps, uint32_t *id)
+{
+	struct {
+		struct rdma_ucm_cmd_hdr h;
+		struct rdma_ucm_create_id c;
+	} w = { { RDMA_USER_CM_CMD_CREATE_ID, sizeof(w.c), sizeof(*id) },
+		{ .uid = uid, .response = (uintptr_t)id, .ps = ps } };
+	return write(fd, &w, sizeof(w)) == (ssize_t)sizeof(w) ? 0 : -1;
+}
 
 static void ucma_setup(void)
 {
@@ -815,16 +836,7 @@ static void ucma_setup(void)
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t id;
-		uint8_t b[8 + 24] = { 0 };
-		uint64_t uid = 1 + i, resp = (uintptr_t)&id;
-		uint16_t ps = i ? 0x0111 : 0x0106; /* TCP, UDP */
-		b[0] = 0;                         /* CREATE_ID */
-		b[4] = 24;
-		b[6] = 4;
-		memcpy(b + 8, &uid, 8);
-		memcpy(b + 16, &resp, 8);
-		memcpy(b + 24, &ps, 2);
-		if (write(ucma_fd, b, sizeof(b)) != sizeof(b))
+		if (ucma_create_id(ucma_fd, 1 + i, i ? RDMA_PS_UDP : RDMA_PS_TCP, &id) < 0)
 			fail("rdma_cm create_id", "%s", ename(errno));
 	}
 }
@@ -843,7 +855,7 @@ static void ucma_act(void)
 
 	if (ucma_fd < 0)
 		return;
-	cmd = below(8) ? (uint32_t)below(23) : below(2) ? 23 + (uint32_t)below(8) : (uint32_t)next();
+	cmd = below(8) ? (uint32_t)below(UCMA_COMMANDS) : below(2) ? UCMA_COMMANDS + (uint32_t)below(8) : (uint32_t)next();
 	random_bytes(buf, sizeof(buf));
 	for (i = 8; i + 4 <= (int)sizeof(buf); i += 4) /* small values make ids 0 and 1 reachable */
 		if (below(3) == 0) {
@@ -851,7 +863,7 @@ static void ucma_act(void)
 			memcpy(buf + i, &v, 4);
 		}
 	ours = below(4) != 0;
-	if (cmd < 23) {
+	if (cmd < UCMA_COMMANDS) {
 		const struct ucma_layout *l = &UCMA_LAYOUT[cmd];
 		if (l->response >= 0 && ours) {
 			uint64_t p = (uintptr_t)resp;
@@ -863,17 +875,17 @@ static void ucma_act(void)
 			memset(buf + 8 + l->addr[k], 0, l->addr_len);
 			memcpy(buf + 8 + l->addr[k], &families[below(4)], 2);
 		}
-		if (cmd == 0 && below(4)) { /* CREATE_ID: mostly a port space that exists */
-			static const uint16_t ps[] = { 0x0002, 0x013f, 0x0106, 0x0111 };
-			memcpy(buf + 8 + 16, &ps[below(4)], 2);
+		if (cmd == RDMA_USER_CM_CMD_CREATE_ID && below(4)) { /* mostly a port space that exists */
+			static const uint16_t ps[] = { RDMA_PS_IPOIB, RDMA_PS_IB, RDMA_PS_TCP, RDMA_PS_UDP };
+			memcpy(buf + 8 + AT(rdma_ucm_create_id, ps), &ps[below(4)], 2);
 		}
-		if (cmd == 18) { /* MIGRATE_ID: an fd no process has */
+		if (cmd == RDMA_USER_CM_CMD_MIGRATE_ID) { /* an fd no process has */
 			uint32_t fd = 900 + (uint32_t)below(100);
-			memcpy(buf + 8 + 12, &fd, 4);
+			memcpy(buf + 8 + AT(rdma_ucm_migrate_id, fd), &fd, 4);
 		}
 	}
 	/* `in`: the request's size, or anything up to the largest, or any u16; out: likewise */
-	in = cmd < 23 && below(4) ? (uint16_t)UCMA_LAYOUT[cmd].in : below(8) ? (uint16_t)below(UCMA_LARGEST + 16)
+	in = cmd < UCMA_COMMANDS && below(4) ? (uint16_t)UCMA_LAYOUT[cmd].in : below(8) ? (uint16_t)below(UCMA_LARGEST + 16)
 									  : (uint16_t)next();
 	out = below(2) ? 400 : below(4) ? (uint16_t)below(400) : (uint16_t)next();
 	memcpy(buf, &cmd, 4);
@@ -896,26 +908,18 @@ static int ucma_alive(void)
 {
 	int fd = open(rdma_cm_path(), O_RDWR | O_CLOEXEC), ok;
 	uint32_t id = ~0u, reported;
-	uint8_t b[8 + 24] = { 0 }, d[8 + 16] = { 0 };
-	uint64_t uid = 9, p = (uintptr_t)&id, q = (uintptr_t)&reported;
-	uint16_t ps = 0x0106;
+	struct {
+		struct rdma_ucm_cmd_hdr h;
+		struct rdma_ucm_destroy_id c;
+	} d = { { RDMA_USER_CM_CMD_DESTROY_ID, sizeof(d.c), sizeof(reported) }, { .response = (uintptr_t)&reported } };
 	if (ucma_fd >= 0)
 		close(ucma_fd);
 	ucma_fd = -1;
 	if (fd < 0)
 		return 0;
-	b[4] = 24;
-	b[6] = 4;
-	memcpy(b + 8, &uid, 8);
-	memcpy(b + 16, &p, 8);
-	memcpy(b + 24, &ps, 2);
-	ok = write(fd, b, sizeof(b)) == sizeof(b);
-	d[0] = 1; /* DESTROY_ID */
-	d[4] = 16;
-	d[6] = 4;
-	memcpy(d + 8, &q, 8);
-	memcpy(d + 16, &id, 4);
-	ok = ok && write(fd, d, sizeof(d)) == sizeof(d);
+	ok = ucma_create_id(fd, 9, RDMA_PS_TCP, &id) == 0;
+	d.c.id = id;
+	ok = ok && write(fd, &d, sizeof(d)) == sizeof(d);
 	close(fd);
 	return ok;
 }

@@ -241,27 +241,45 @@ static inline int uv_create_comp_channel(int fd)
 	return (int)r.fd;
 }
 
-static inline long uv_create_cq(int fd, uint32_t cqe, int32_t channel, uint32_t vector, uint64_t user_handle,
-				uint32_t *cqe_out)
+/*
+ * CREATE_CQ with driver_len bytes of udata room after the response: the driver's answer there is
+ * copied to driver (0xff where it wrote nothing). uv_create_cq gives uv_driver_room() and reads none.
+ */
+static inline long uv_create_cq_udata(int fd, uint32_t cqe, int32_t channel, uint32_t vector, uint64_t user_handle,
+				      struct ib_uverbs_create_cq_resp *out, void *driver, size_t driver_len)
 {
 	struct ib_uverbs_create_cq c;
 	struct {
 		struct ib_uverbs_create_cq_resp r;
 		uint8_t driver[UV_DRIVER_ROOM_MAX];
 	} rb;
-	struct ib_uverbs_create_cq_resp r;
+	if (driver_len > UV_DRIVER_ROOM_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
 	memset(&c, 0, sizeof(c));
 	memset(&rb, 0xff, sizeof(rb));
 	c.user_handle = user_handle;
 	c.cqe = cqe;
 	c.comp_vector = vector;
 	c.comp_channel = channel;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &rb, sizeof(rb.r) + uv_driver_room()))
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &rb, sizeof(rb.r) + driver_len))
 		return -1;
-	r = rb.r;
-	if (cqe_out)
+	if (out)
+		*out = rb.r;
+	if (driver)
+		memcpy(driver, rb.driver, driver_len);
+	return rb.r.cq_handle;
+}
+
+static inline long uv_create_cq(int fd, uint32_t cqe, int32_t channel, uint32_t vector, uint64_t user_handle,
+				uint32_t *cqe_out)
+{
+	struct ib_uverbs_create_cq_resp r;
+	long h = uv_create_cq_udata(fd, cqe, channel, vector, user_handle, &r, NULL, uv_driver_room());
+	if (h >= 0 && cqe_out)
 		*cqe_out = r.cqe;
-	return r.cq_handle;
+	return h;
 }
 
 static inline int uv_destroy_cq(int fd, uint32_t h, struct ib_uverbs_destroy_cq_resp *out)
@@ -344,14 +362,19 @@ static inline void qp_spec_default(struct qp_spec *s, uint8_t type, uint32_t pd,
 	s->user_handle = 0x5150000000000000ULL | type;
 }
 
-static inline long uv_create_qp(int fd, const struct qp_spec *s, struct ib_uverbs_create_qp_resp *out)
+/* CREATE_QP with driver_len bytes of udata room, read back as uv_create_cq_udata does. */
+static inline long uv_create_qp_udata(int fd, const struct qp_spec *s, struct ib_uverbs_create_qp_resp *out,
+				      void *driver, size_t driver_len)
 {
 	struct ib_uverbs_create_qp c;
 	struct {
 		struct ib_uverbs_create_qp_resp r;
 		uint8_t driver[UV_DRIVER_ROOM_MAX];
 	} rb;
-	struct ib_uverbs_create_qp_resp r;
+	if (driver_len > UV_DRIVER_ROOM_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
 	memset(&c, 0, sizeof(c));
 	memset(&rb, 0xff, sizeof(rb));
 	c.user_handle = s->user_handle;
@@ -367,12 +390,18 @@ static inline long uv_create_qp(int fd, const struct qp_spec *s, struct ib_uverb
 	c.sq_sig_all = s->sq_sig_all;
 	c.qp_type = s->type;
 	c.is_srq = (uint8_t)s->is_srq;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb.r) + uv_driver_room()))
+	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb.r) + driver_len))
 		return -1;
-	r = rb.r;
 	if (out)
-		*out = r;
-	return r.qp_handle;
+		*out = rb.r;
+	if (driver)
+		memcpy(driver, rb.driver, driver_len);
+	return rb.r.qp_handle;
+}
+
+static inline long uv_create_qp(int fd, const struct qp_spec *s, struct ib_uverbs_create_qp_resp *out)
+{
+	return uv_create_qp_udata(fd, s, out, NULL, uv_driver_room());
 }
 
 static inline int uv_destroy_qp(int fd, uint32_t h)

@@ -75,54 +75,50 @@ static size_t cq_bytes(uint32_t cqe) { return sizeof(struct ring_hdr) + sizeof(s
 static size_t rq_bytes(uint32_t slots) { return sizeof(struct ring_hdr) + sizeof(struct rwqe) * slots; }
 static size_t pages(size_t n) { return (n + PAGE - 1) & ~(size_t)(PAGE - 1); }
 
-/* CREATE_CQ with 8 bytes of udata room: the handle, cqe and offset. */
-static long create_cq(uint32_t cqe, uint32_t *cqe_out, uint64_t *offset)
+/* CREATE_CQ with len bytes of udata room for the driver's answer. */
+static long create_cq(uint32_t cqe, struct ib_uverbs_create_cq_resp *out, void *driver, size_t len)
 {
-	struct ib_uverbs_create_cq c;
-	struct {
-		struct ib_uverbs_create_cq_resp r;
-		uint64_t offset;
-	} rb;
-	memset(&c, 0, sizeof(c));
-	memset(&rb, 0xff, sizeof(rb));
-	c.cqe = cqe;
-	c.comp_channel = -1;
-	c.user_handle = 0xc0;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), &rb, sizeof(rb)))
-		return -1;
-	*cqe_out = rb.r.cqe;
-	*offset = rb.offset;
-	return rb.r.cq_handle;
+	return uv_create_cq_udata(fd, cqe, -1, 0, 0xc0, out, driver, len);
 }
 
-static long create_qp(uint32_t cq, uint32_t max_recv_wr, struct ib_uverbs_create_qp_resp *out, uint64_t *offset)
+/* CREATE_QP of an RC QP on cq, with len bytes of udata room for the driver's answer. */
+static long create_qp(uint32_t cq, uint32_t max_send_wr, uint32_t max_recv_wr, struct ib_uverbs_create_qp_resp *out,
+		      void *driver, size_t len)
 {
-	struct ib_uverbs_create_qp c;
-	struct {
-		struct ib_uverbs_create_qp_resp r;
-		uint64_t offset;
-	} rb;
-	memset(&c, 0, sizeof(c));
-	memset(&rb, 0xff, sizeof(rb));
-	c.pd_handle = pd;
-	c.send_cq_handle = cq;
-	c.recv_cq_handle = cq;
-	c.max_send_wr = 16;
-	c.max_recv_wr = max_recv_wr;
-	c.max_send_sge = 1;
-	c.max_recv_sge = 1;
-	c.qp_type = QPT_RC;
-	c.user_handle = 0x9b;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb)))
-		return -1;
-	*out = rb.r;
-	*offset = rb.offset;
-	return rb.r.qp_handle;
+	struct qp_spec s;
+	qp_spec_default(&s, QPT_RC, pd, cq);
+	s.max_send_wr = max_send_wr;
+	s.max_recv_wr = max_recv_wr;
+	s.user_handle = 0x9b;
+	return uv_create_qp_udata(fd, &s, out, driver, len);
 }
 
 static void *map(size_t len, uint64_t offset)
 {
 	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+}
+
+/* GET_CONTEXT, QUERY_PORT of port 1, a PD and a 64 KiB buffer registered in it (lkey): where both drivers' checks start. */
+static void open_context(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_query_port_resp *port)
+{
+	uint32_t rkey;
+	if (uv_get_context(fd, ctx) || uv_query_port(fd, 1, port))
+		t_bail("GET_CONTEXT/QUERY_PORT: %s", strerror(errno));
+	pd = (uint32_t)uv_alloc_pd(fd);
+	if (!buf)
+		buf = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (uv_reg_mr(fd, pd, buf, 1 << 16, (uintptr_t)buf, ACC_LOCAL_WRITE, &lkey, &rkey) < 0)
+		t_bail("REG_MR: %s", strerror(errno));
+}
+
+/* wc: the completion of A's SEND 0x51, or of B's (qpn) receive 0x77 of its 4 bytes? */
+static void send_recv_seen(const struct ib_uverbs_wc *wc, uint32_t qpn, int *send, int *recv)
+{
+	if (wc->wr_id == 0x51 && wc->status == WC_SUCCESS && wc->opcode == IB_UVERBS_WC_SEND)
+		*send = 1;
+	if (wc->wr_id == 0x77 && wc->status == WC_SUCCESS && wc->opcode == WC_RECV && wc->byte_len == 4 &&
+	    wc->qp_num == qpn)
+		*recv = 1;
 }
 
 /* ipath_post_recv: the WQE at head, then head (release). */
@@ -224,40 +220,12 @@ static int hold(const char *path)
 
 static long rxe_create_cq(uint32_t cqe, struct rxe_cq_cmd_resp *rb)
 {
-	struct ib_uverbs_create_cq c;
-	memset(&c, 0, sizeof(c));
-	memset(rb, 0xff, sizeof(*rb));
-	c.cqe = cqe;
-	c.comp_channel = -1;
-	c.user_handle = 0xc0;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_CQ, &c, sizeof(c), rb, sizeof(*rb)))
-		return -1;
-	return rb->r.cq_handle;
+	return create_cq(cqe, &rb->r, &rb->d, sizeof(rb->d));
 }
 
 static long rxe_create_qp(uint32_t cq, struct ib_uverbs_create_qp_resp *out, struct rxe_create_qp_resp *d)
 {
-	struct ib_uverbs_create_qp c;
-	struct {
-		struct ib_uverbs_create_qp_resp r;
-		struct rxe_create_qp_resp d;
-	} rb;
-	memset(&c, 0, sizeof(c));
-	memset(&rb, 0xff, sizeof(rb));
-	c.pd_handle = pd;
-	c.send_cq_handle = cq;
-	c.recv_cq_handle = cq;
-	c.max_send_wr = 4;
-	c.max_recv_wr = 4;
-	c.max_send_sge = 1;
-	c.max_recv_sge = 1;
-	c.qp_type = QPT_RC;
-	c.user_handle = 0x9b;
-	if (uv_cmd(fd, IB_USER_VERBS_CMD_CREATE_QP, &c, sizeof(c), &rb, sizeof(rb)))
-		return -1;
-	*out = rb.r;
-	*d = rb.d;
-	return rb.r.qp_handle;
+	return create_qp(cq, 4, 4, out, d, sizeof(*d));
 }
 
 static _Atomic uint32_t *producer(struct rxe_queue_buf *q) { return (_Atomic uint32_t *)&q->producer_index; }
@@ -460,13 +428,8 @@ static int rxe_rings(struct ib_uverbs_get_context_resp *ctx, struct ib_uverbs_qu
 	t_success(rxe_doorbell((uint32_t)qpa), errno, "the doorbell: POST_SEND with wr_count 0");
 	{
 		int seen_send = 0, seen_recv = 0;
-		for (int i = 0; i < 2 && rxe_wait(cq, &wc); i++) {
-			if (wc.wr_id == 0x51 && wc.status == WC_SUCCESS && wc.opcode == IB_UVERBS_WC_SEND)
-				seen_send = 1;
-			if (wc.wr_id == 0x77 && wc.status == WC_SUCCESS && wc.opcode == WC_RECV && wc.byte_len == 4 &&
-			    wc.qp_num == qb.qpn)
-				seen_recv = 1;
-		}
+		for (int i = 0; i < 2 && rxe_wait(cq, &wc); i++)
+			send_recv_seen(&wc, qb.qpn, &seen_send, &seen_recv);
 		t_ok(seen_send, "the send's completion polled from the CQ queue");
 		t_ok(seen_recv, "the receive's completion polled from the CQ queue (wr_id, byte_len, qp_num)");
 		t_ok(memcmp(buf + 4096, "ring", 4) == 0, "the data landed in the buffer the receive WQE named");
@@ -533,11 +496,12 @@ int main(int argc, char **argv)
 	char ibdev[64], v[64], abi[64];
 	struct ib_uverbs_get_context_resp ctx;
 	struct ib_uverbs_query_port_resp port;
+	struct ib_uverbs_create_cq_resp cr;
 	struct ib_uverbs_create_qp_resp qa, qb;
 	struct ib_uverbs_wc wc;
 	struct stat st;
 	struct ring_hdr *cq, *cq2, *rqb;
-	uint32_t cqh, cqe = 0, cqe2, rkey, slots;
+	uint32_t cqh, cqe = 0, cqe2, slots;
 	uint64_t cq_off = 0, qa_off = 0, qb_off = 0, off2;
 	long qpa, qpb;
 	struct peer p;
@@ -561,12 +525,7 @@ int main(int argc, char **argv)
 	{
 		/* rxe's CREATE_CQ fills a whole struct mminfo of the udata; rdmavt's only a u64 */
 		struct rxe_cq_cmd_resp first;
-		if (uv_get_context(fd, &ctx) || uv_query_port(fd, 1, &port))
-			t_bail("GET_CONTEXT/QUERY_PORT: %s", strerror(errno));
-		pd = (uint32_t)uv_alloc_pd(fd);
-		buf = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (uv_reg_mr(fd, pd, buf, 1 << 16, (uintptr_t)buf, ACC_LOCAL_WRITE, &lkey, &rkey) < 0)
-			t_bail("REG_MR: %s", strerror(errno));
+		open_context(&ctx, &port);
 		if (rxe_create_cq(5, &first) >= 0 && first.d.mi.size != 0xffffffffu)
 			return rxe_rings(&ctx, &port, &first);
 		close(fd);
@@ -583,17 +542,13 @@ int main(int argc, char **argv)
 	/* no context: ib_uverbs_mmap's ib_uverbs_get_ucontext_file */
 	m = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, PAGE);
 	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "mmap before GET_CONTEXT: EINVAL");
-	if (uv_get_context(fd, &ctx) || uv_query_port(fd, 1, &port))
-		t_bail("GET_CONTEXT/QUERY_PORT: %s", strerror(errno));
-	pd = (uint32_t)uv_alloc_pd(fd);
-	buf = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (uv_reg_mr(fd, pd, buf, 1 << 16, (uintptr_t)buf, ACC_LOCAL_WRITE, &lkey, &rkey) < 0)
-		t_bail("REG_MR: %s", strerror(errno));
+	open_context(&ctx, &port);
 
 	/* ---- mmap rules (rvt_mmap) */
-	if (create_cq(4, &cqe, &cq_off) < 0)
+	if (create_cq(4, &cr, &cq_off, sizeof(cq_off)) < 0)
 		t_bail("CREATE_CQ with udata room: %s", strerror(errno));
-	cqh = (uint32_t)create_cq(4, &cqe, &cq_off); /* the first one stays unmapped: a destroyed queue's offset is not reused */
+	cqh = (uint32_t)create_cq(4, &cr, &cq_off, sizeof(cq_off)); /* the first one stays unmapped: a destroyed queue's offset is not reused */
+	cqe = cr.cqe;
 	t_ok(cq_off != 0 && cq_off % PAGE == 0, "CREATE_CQ with udata room answers a page-aligned mmap offset");
 	m = map(PAGE, cq_off + 64 * PAGE);
 	t_errno(m == MAP_FAILED ? -1 : 0, errno, EINVAL, "mmap at an offset nothing waits at: EINVAL");
@@ -619,8 +574,8 @@ int main(int argc, char **argv)
 	t_ok(fstat(fd, &st) == 0 && S_ISCHR(st.st_mode), "fstat: a character device");
 
 	/* ---- two RC QPs on this port, connected to each other */
-	qpa = create_qp(cqh, 4, &qa, &qa_off);
-	qpb = create_qp(cqh, 4, &qb, &qb_off);
+	qpa = create_qp(cqh, 16, 4, &qa, &qa_off, sizeof(qa_off));
+	qpb = create_qp(cqh, 16, 4, &qb, &qb_off, sizeof(qb_off));
 	t_ok(qpa >= 0 && qpb >= 0 && qa_off && qb_off && qa_off != qb_off && qa_off != cq_off,
 	     "CREATE_QP with udata room: each receive ring at an offset of its own");
 	slots = qb.max_recv_wr + 1;
@@ -639,13 +594,8 @@ int main(int argc, char **argv)
 	t_success(post_send(qpa, 0x51, 4), errno, "POST_SEND on A");
 	{
 		int seen_send = 0, seen_recv = 0;
-		for (int i = 0; i < 2 && ring_wait(cq, cqe, &wc); i++) {
-			if (wc.wr_id == 0x51 && wc.status == WC_SUCCESS && wc.opcode == IB_UVERBS_WC_SEND)
-				seen_send = 1;
-			if (wc.wr_id == 0x77 && wc.status == WC_SUCCESS && wc.opcode == WC_RECV && wc.byte_len == 4 &&
-			    wc.qp_num == qb.qpn)
-				seen_recv = 1;
-		}
+		for (int i = 0; i < 2 && ring_wait(cq, cqe, &wc); i++)
+			send_recv_seen(&wc, qb.qpn, &seen_send, &seen_recv);
 		t_ok(seen_send, "the send's completion read from the CQ ring");
 		t_ok(seen_recv, "the receive's completion read from the CQ ring (wr_id, byte_len, qp_num)");
 		t_ok(memcmp(buf + 4096, "ring", 4) == 0, "the data landed in the buffer the ring's WQE named");

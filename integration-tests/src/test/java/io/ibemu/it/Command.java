@@ -156,7 +156,7 @@ public final class Command {
         }
 
         /** Waits for a stdout line starting with prefix and returns it; fails once the process ends without one. */
-        public String awaitLine(String prefix, java.time.Duration timeout) throws InterruptedException {
+        public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
             long end = System.nanoTime() + timeout.toNanos();
             while (System.nanoTime() < end) {
                 for (String line : stdoutSoFar().split("\n")) {

@@ -191,7 +191,9 @@ public final class Ibemu implements AutoCloseable {
                 }
             }
         }
-        org.junit.jupiter.api.Assertions.assertTrue(!counts.isEmpty(), "ctl objects has a line for " + device + ": " + r);
+        if (counts.isEmpty()) {
+            throw new AssertionError("ctl objects has no line for " + device + ": " + r);
+        }
         return counts;
     }
 

@@ -34,6 +34,7 @@ public final class Errno extends Exception {
     public static final int EADDRNOTAVAIL = 99;
     public static final int ENETUNREACH = 101;
     public static final int ECONNRESET = 104;
+    public static final int EISCONN = 106;
     public static final int ECONNREFUSED = 111;
     public static final int EHOSTUNREACH = 113;
     public static final int ETIMEDOUT = 110;

@@ -7,6 +7,7 @@ import io.ibemu.emulator.agent.SendStatus;
 import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.fabric.Port;
 import io.ibemu.emulator.hca.Hca;
+import io.ibemu.emulator.mad.Bits;
 import io.ibemu.emulator.mad.CmAttribute;
 import io.ibemu.emulator.mad.CmDrep;
 import io.ibemu.emulator.mad.CmDreq;
@@ -45,10 +46,9 @@ public final class Cm implements AutoCloseable {
     /** IB_CM_ASSIGN_SERVICE_ID and IB_SERVICE_ID_AGN_MASK (ib_cm.h). */
     static final long ASSIGN_SERVICE_ID = 0x0200000000000000L;
     static final long SERVICE_ID_AGN_MASK = 0xFF00000000000000L;
-    /** The first 4 bytes of every CM message are the sender's id, the next 4 the receiver's. */
-    private static final Field SENDER_ID = Field.of("localCommId", "LocalCommID", CmAttribute.DATA_OFFSET * 8, 32);
-    private static final Field RECEIVER_ID =
-            Field.of("remoteCommId", "RemoteCommID", CmAttribute.DATA_OFFSET * 8 + 32, 32);
+    /** A REQ's or REP's first 4 bytes are the sender's id, the next 4 the receiver's (REQ: zero), as in a REJ. */
+    private static final Field SENDER_ID = CmRej.LAYOUT.field("localCommId");
+    private static final Field RECEIVER_ID = CmRej.LAYOUT.field("remoteCommId");
 
     private final MadLayer layer;
     private final ScheduledThreadPoolExecutor thread;
@@ -292,7 +292,7 @@ public final class Cm implements AutoCloseable {
         byLocalId.remove(id.localId());
         listeners.remove(id);
         removeRemote(id);
-        bySidrRequest.values().removeIf(v -> v == id);
+        forgetSidr(id);
     }
 
     /**
@@ -442,11 +442,7 @@ public final class Cm implements AutoCloseable {
     private void onRej(CmRej rej) {
         CmId id;
         if (rej.reason() == CmRejectReason.TIMEOUT.code()) {
-            long caGuid = 0;
-            byte[] ari = rej.ari();
-            for (int i = 0; i < 8; i++) {
-                caGuid = (caGuid << 8) | (ari[i] & 0xff);
-            }
+            long caGuid = Bits.get(rej.ari(), 0, 0, 64);
             id = byRemoteId.get(new RemoteKey(caGuid, rej.localCommId() & 0xffffffffL));
         } else if (rej.messageRejected() == CmAttribute.MESSAGE_REQ) {
             id = acquire(rej.remoteCommId(), 0);
@@ -463,10 +459,8 @@ public final class Cm implements AutoCloseable {
         if (id == null) {
             // cm_issue_drep: the connection is gone already; the peer still gets its DREP
             port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
-            CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0]);
-            byte[] mad = CmAttribute.mad(CmAttribute.DREP, Mad.transactionId(r.message()));
-            drep.encode(mad);
-            port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+            port.respond(r, CmAttribute.DREP,
+                    new CmDrep(dreq.remoteCommId(), dreq.localCommId(), new byte[0])::encode);
             return;
         }
         id.disconnectRequestReceived(port, r, dreq);
@@ -511,10 +505,8 @@ public final class Cm implements AutoCloseable {
     /** cm_issue_rej: a REJ for a MAD no id will own, back to its sender with the ids swapped. */
     void issueRej(CmPort port, ReceivedMad r, CmRejectReason reason, int messageRejected) {
         byte[] in = r.message();
-        CmRej rej = new CmRej((int) RECEIVER_ID.get(in, 0), (int) SENDER_ID.get(in, 0), messageRejected, 0,
-                reason.code(), new byte[0], new byte[0]);
-        byte[] mad = CmAttribute.mad(CmAttribute.REJ, Mad.transactionId(in));
-        rej.encode(mad);
-        port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
+        port.respond(r, CmAttribute.REJ, new CmRej((int) RECEIVER_ID.get(in, CmAttribute.DATA_OFFSET),
+                (int) SENDER_ID.get(in, CmAttribute.DATA_OFFSET), messageRejected, 0, reason.code(), new byte[0],
+                new byte[0])::encode);
     }
 }

@@ -10,6 +10,7 @@ import io.ibemu.emulator.hca.QpAttributeMask;
 import io.ibemu.emulator.hca.QpAttributes;
 import io.ibemu.emulator.hca.QpState;
 import io.ibemu.emulator.hca.QpType;
+import io.ibemu.emulator.mad.Bits;
 import io.ibemu.emulator.mad.CmAttribute;
 import io.ibemu.emulator.mad.CmDrep;
 import io.ibemu.emulator.mad.CmDreq;
@@ -23,6 +24,7 @@ import io.ibemu.emulator.mad.CmSidrReq;
 import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.PathRecord;
 import io.ibemu.kernel.Errno;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -57,13 +59,9 @@ public final class CmId {
     public static final int MRA_FLAG_DELAY = 0x80;
     private static final Set<CmState> INIT_OK = EnumSet.of(REQ_SENT, MRA_REQ_RCVD, REQ_RCVD, MRA_REQ_SENT, REP_RCVD,
             MRA_REP_SENT, REP_SENT, MRA_REP_RCVD, ESTABLISHED);
-    private static final Set<CmState> RTR_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
-            MRA_REP_RCVD, ESTABLISHED);
-    /** RTS is allowed before the REP is sent too (cm_init_qp_rts_attr). */
-    private static final Set<CmState> RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT,
-            MRA_REP_RCVD, ESTABLISHED);
-    /** cm_establish on an id already ESTABLISHED (kernel's Errno has no name for it yet). */
-    static final int EISCONN = 106;
+    /** RTR and RTS (cm_init_qp_rtr_attr, cm_init_qp_rts_attr): the same states, RTS before the REP is sent too. */
+    private static final Set<CmState> RTR_RTS_OK = EnumSet.of(REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT,
+            REP_SENT, MRA_REP_RCVD, ESTABLISHED);
 
     private final Cm cm;
     private final Hca hca;
@@ -458,7 +456,7 @@ public final class CmId {
                     state = ESTABLISHED;
                     cm.deliver(this, new CmEvent.UserEstablished());
                 }
-                case ESTABLISHED -> throw Errno.of(EISCONN);
+                case ESTABLISHED -> throw Errno.of(Errno.EISCONN);
                 default -> throw Errno.of(Errno.EINVAL);
             }
         }
@@ -498,7 +496,7 @@ public final class CmId {
 
     /** cm_init_qp_rtr_attr. */
     private QpAttributeChange rtrAttr() throws Errno {
-        if (!RTR_OK.contains(state)) {
+        if (!RTR_RTS_OK.contains(state)) {
             throw Errno.of(Errno.EINVAL);
         }
         int mask = QpAttributeMask.STATE | QpAttributeMask.AV | QpAttributeMask.PATH_MTU | QpAttributeMask.DEST_QPN
@@ -515,7 +513,7 @@ public final class CmId {
 
     /** cm_init_qp_rts_attr (no alternate path: LAP is not offered). */
     private QpAttributeChange rtsAttr() throws Errno {
-        if (!RTS_OK.contains(state)) {
+        if (!RTR_RTS_OK.contains(state)) {
             throw Errno.of(Errno.EINVAL);
         }
         int mask = QpAttributeMask.STATE | QpAttributeMask.SQ_PSN;
@@ -725,8 +723,8 @@ public final class CmId {
     /** cm_dup_req_handler: the peer did not hear us; an MRA or a stale REJ again. */
     void duplicateReq(CmPort port, ReceivedMad r) {
         switch (state) {
-            case MRA_REQ_SENT -> sendResponse(port, r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REQ)::encode);
-            case TIMEWAIT -> sendResponse(port, r, CmAttribute.REJ, new CmRej(localId, remoteId,
+            case MRA_REQ_SENT -> port.respond(r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REQ)::encode);
+            case TIMEWAIT -> port.respond(r, CmAttribute.REJ, new CmRej(localId, remoteId,
                     CmAttribute.MESSAGE_OTHER, 0, CmRejectReason.STALE_CONN.code(), new byte[0], new byte[0])::encode);
             default -> {
             }
@@ -736,9 +734,9 @@ public final class CmId {
     /** cm_dup_rep_handler: our RTU (or MRA) was lost. */
     void duplicateRep(CmPort port, ReceivedMad r) {
         if (state == ESTABLISHED) {
-            sendResponse(port, r, CmAttribute.RTU, rtu(privateData)::encode);
+            port.respond(r, CmAttribute.RTU, rtu(privateData)::encode);
         } else if (state == MRA_REP_SENT) {
-            sendResponse(port, r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REP)::encode);
+            port.respond(r, CmAttribute.MRA, mra(CmAttribute.MESSAGE_REP)::encode);
         }
     }
 
@@ -821,7 +819,7 @@ public final class CmId {
                 return;
             }
         }
-        byte[] ari = java.util.Arrays.copyOf(rej.ari(), Math.min(rej.rejectedInfoLength(), CmRej.ARI_SIZE));
+        byte[] ari = Arrays.copyOf(rej.ari(), Math.min(rej.rejectedInfoLength(), CmRej.ARI_SIZE));
         cm.deliver(this, new CmEvent.RejReceived(rej.reason(), ari, rej.privateData()));
     }
 
@@ -836,7 +834,7 @@ public final class CmId {
             }
             case TIMEWAIT -> {
                 port.counters().add(CmCounters.Group.RX_DUPLICATES, CmAttribute.DREQ, 1);
-                sendResponse(port, r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
+                port.respond(r, CmAttribute.DREP, new CmDrep(localId, remoteId, privateData)::encode);
                 return;
             }
             case DREQ_RCVD -> {
@@ -892,7 +890,7 @@ public final class CmId {
         }
         state = IDLE;
         cancelMsg();
-        byte[] info = java.util.Arrays.copyOf(rep.additionalInfo(),
+        byte[] info = Arrays.copyOf(rep.additionalInfo(),
                 Math.min(rep.additionalInfoLength(), CmSidrRep.INFO_SIZE));
         cm.deliver(this, new CmEvent.SidrRepReceived(rep.status(), rep.qkey(), rep.qpn(), info, rep.privateData()));
     }
@@ -989,13 +987,6 @@ public final class CmId {
         av.port().send(mad, av, 0, 0, CmPort.ID_MESSAGE);
     }
 
-    /** A CM MAD back to where {@code r} came from (cm_alloc_response_msg), with its TID. */
-    private void sendResponse(CmPort port, ReceivedMad r, int attributeId, Consumer<byte[]> message) {
-        byte[] mad = CmAttribute.mad(attributeId, Mad.transactionId(r.message()));
-        message.accept(mad);
-        port.send(mad, AddressVector.responseTo(port, r), 0, 0, null);
-    }
-
     /**
      * cm_ack_timeout: 4.096 us * 2^t covering the CA's ACK delay plus twice the packet life,
      * rounded as the kernel rounds it.
@@ -1012,9 +1003,7 @@ public final class CmId {
 
     private static byte[] guidBytes(long guid) {
         byte[] b = new byte[8];
-        for (int i = 0; i < 8; i++) {
-            b[i] = (byte) (guid >>> (56 - 8 * i));
-        }
+        Bits.set(b, 0, 0, 64, guid);
         return b;
     }
 

@@ -14,6 +14,7 @@ import io.ibemu.emulator.mad.Mad;
 import io.ibemu.emulator.mad.Method;
 import io.ibemu.emulator.mad.MgmtClass;
 import io.ibemu.kernel.Errno;
+import java.util.function.Consumer;
 
 /**
  * cm_port: the CM's agent on QP1 of one local port (class 0x07 version 2, method Send, as
@@ -88,6 +89,16 @@ final class CmPort implements MadAgentClient {
             }
         }
         return s;
+    }
+
+    /**
+     * A CM MAD back to where {@code r} came from, in its TID, answered by nothing
+     * (cm_alloc_response_msg: no id owns it, so a duplicate's answer counts as a retry).
+     */
+    void respond(ReceivedMad r, int attributeId, Consumer<byte[]> message) {
+        byte[] mad = CmAttribute.mad(attributeId, Mad.transactionId(r.message()));
+        message.accept(mad);
+        send(mad, AddressVector.responseTo(this, r), 0, 0, null);
     }
 
     /** ib_cancel_mad. */

@@ -78,6 +78,25 @@ class CmTest {
         return id;
     }
 
+    /** The passive id of the REQ that came, once it sent a plain REP (no private data, no RDMA reads). */
+    private CmId reply() throws Exception {
+        CmId b = passive.next(CmEvent.ReqReceived.class).id();
+        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        return b;
+    }
+
+    /** The first CM MAD carrying {@code attributeId} is lost on the wire; every other one arrives. */
+    private void loseFirst(int attributeId) {
+        boolean[] lost = {false};
+        f.lose((port, mad) -> {
+            if (Mad.attributeId(mad) == attributeId && !lost[0]) {
+                lost[0] = true;
+                return true;
+            }
+            return false;
+        });
+    }
+
     /** REQ, REP, RTU: both ends ESTABLISHED; returns {active id, passive id}. */
     private CmId[] establish() throws Exception {
         CmId l = listener();
@@ -197,17 +216,9 @@ class CmTest {
     @Test
     void aLostReqIsSentAgainAndTheConnectionStillForms() throws Exception {
         listener();
-        boolean[] lost = {false};
-        f.lose((port, mad) -> {
-            if (Mad.attributeId(mad) == CmAttribute.REQ && !lost[0]) {
-                lost[0] = true;
-                return true;
-            }
-            return false;
-        });
+        loseFirst(CmAttribute.REQ);
         CmId a = connect(15, RETRY_SOON);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(null);
         passive.next(CmEvent.RtuReceived.class);
@@ -232,17 +243,9 @@ class CmTest {
     @Test
     void aLostRtuIsAnsweredByTheRepeatedRep() throws Exception {
         listener();
-        boolean[] lost = {false};
-        f.lose((port, mad) -> {
-            if (Mad.attributeId(mad) == CmAttribute.RTU && !lost[0]) {
-                lost[0] = true;
-                return true;
-            }
-            return false;
-        });
+        loseFirst(CmAttribute.RTU);
         CmId a = connect(15, RETRY_SOON);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(bytes(5, 3));
         CmEvent.RtuReceived rtu = (CmEvent.RtuReceived) passive.next(CmEvent.RtuReceived.class).event();
@@ -304,8 +307,7 @@ class CmTest {
     void aResponderDestroyedAfterItsRepSendsRejAndEntersNoEventAfterwards() throws Exception {
         listener();
         CmId a = connect(15);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         b.destroy();
         CmEvent.RejReceived rej = (CmEvent.RejReceived) active.next(CmEvent.RejReceived.class).event();
@@ -444,8 +446,7 @@ class CmTest {
         l.listen(SERVICE, 0);
         CmId a = f.cm.createId(f.a, active);
         a.sendReq(CmFabric.request(f.portA, f.portA, SERVICE, 0x111, 0x1000, null, RESPONSE_TIMEOUT, 15));
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(null);
         passive.next(CmEvent.RtuReceived.class);
@@ -470,8 +471,7 @@ class CmTest {
     void aRequesterThatNeedsTimeSendsAnMraForTheRep() throws Exception {
         listener();
         CmId a = connect(15);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendMra(21, null);
         assertEquals(CmState.MRA_REP_SENT, a.state());
@@ -485,14 +485,7 @@ class CmTest {
     @Test
     void aRepeatedReqWhileTheMraStandsIsAnsweredWithTheMraAgain() throws Exception {
         listener();
-        boolean[] lost = {false};
-        f.lose((port, mad) -> {
-            if (Mad.attributeId(mad) == CmAttribute.MRA && !lost[0]) {
-                lost[0] = true;
-                return true;
-            }
-            return false;
-        });
+        loseFirst(CmAttribute.MRA);
         CmId a = connect(15, RETRY_SOON);
         CmId b = passive.next(CmEvent.ReqReceived.class).id();
         b.sendMra(21, null); // lost: A's REQ goes again, and B's CM answers it with the MRA
@@ -507,8 +500,7 @@ class CmTest {
         listener();
         f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
         CmId a = connect(2, RETRY_SOON);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(null);
         CmEvent.RepError e = (CmEvent.RepError) passive.next(CmEvent.RepError.class).event();
@@ -529,14 +521,13 @@ class CmTest {
         listener();
         f.lose((port, mad) -> Mad.attributeId(mad) == CmAttribute.RTU);
         CmId a = connect(15);
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(null);
         b.establish(); // ib_cm_notify(IB_EVENT_COMM_EST): the QP saw the requester's first packet
         passive.next(CmEvent.UserEstablished.class);
         assertEquals(CmState.ESTABLISHED, b.state());
-        assertEquals(CmId.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
+        assertEquals(Errno.EISCONN, assertThrows(Errno.class, b::establish).code(), "established already");
         assertTrue(passive.events.isEmpty());
         CmId idle = f.cm.createId(f.a, active);
         assertEquals(Errno.EINVAL, assertThrows(Errno.class, idle::establish).code());
@@ -559,20 +550,12 @@ class CmTest {
     @Test
     void eachPortCountsItsCmMessagesRetriesAndDuplicatesAsCmCDoes() throws Exception {
         listener();
-        boolean[] lost = {false};
-        f.lose((port, mad) -> {
-            if (Mad.attributeId(mad) == CmAttribute.REQ && !lost[0]) {
-                lost[0] = true;
-                return true;
-            }
-            return false;
-        });
+        loseFirst(CmAttribute.REQ);
         // the REQ soon sent again, the REP not (its wait is the REQ's local CM response timeout)
         CmId a = f.cm.createId(f.a, active);
         a.sendReq(new CmRequestParam(CmFabric.path(f.portA, f.portB), null, SERVICE, 0x111, QpType.RC, 0x1000,
                 null, 4, 2, RETRY_SOON, true, RESPONSE_TIMEOUT, 7, 6, 15, false));
-        CmId b = passive.next(CmEvent.ReqReceived.class).id();
-        b.sendRep(new CmReplyParam(0x222, 0x2000, null, 0, 0, 0, false, 7, false));
+        CmId b = reply();
         active.next(CmEvent.RepReceived.class);
         a.sendRtu(null);
         passive.next(CmEvent.RtuReceived.class);
