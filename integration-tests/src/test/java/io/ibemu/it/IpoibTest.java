@@ -104,22 +104,7 @@ class IpoibTest {
             String written = Ibemu.ibemu("ctl", "--name", ib.name(), "topology").assertOk().stdout();
             assertTrue(written.contains("[1] ipoib=10.42.0.101/24\t\t# lid "), "ctl topology keeps the address\n"
                     + written);
-            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
-            String script = """
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib1 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 10.42.0.2/24 dev ib1
-                    in_peer ip link set ib1 up
-                    for i in $(seq 180); do ping -n -c 1 -W 1 10.42.0.2 >/dev/null && break; sleep 0.5; done
-                    ping -n -c 3 -W 10 10.42.0.2; there=$?
-                    in_peer ping -n -c 3 -W 10 10.42.0.101; back=$?
-                    in_peer ip link set ib1 netns $$
-                    kill $peer
-                    echo "there=$there back=$back"
-                    """;
+            String script = overTheFabric("ib1", "10.42.0.2/24", "10.42.0.101");
             Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
             assertTrue(r.stdout().contains("there=0 back=0") && r.stdout().contains(
                     "3 packets transmitted, 3 received"), r.toString());
@@ -151,8 +136,8 @@ class IpoibTest {
     /**
      * /sys/class/net/ibN as the kernel's IPoIB lays it out: the TAP's own files passed through
      * (mtu written through sysfs reaches the netdev, a show's errno arrives unchanged), IPoIB's
-     * added or overridden, create_child/delete_child make and remove ib0.8001 with
-     * ipoib_vlan.c's errnos, mode switches between datagram and connected with their MTUs.
+     * added or overridden, create_child/delete_child make and remove ib0.8001 (and ib0.0001: the
+     * P_Key kept as written) with ipoib_vlan.c's errnos, mode switches between datagram and connected with their MTUs.
      */
     @Test
     void theNetdevDirectoryIsIpoibsAndCreateChildMakesAChild() {
@@ -172,6 +157,8 @@ class IpoibTest {
                     { echo junk > $n/ib0/mode; } 2>&1 | sed 's/.*: /mode junk: /'
                     echo connected > $n/ib0/mode && echo "connected: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     echo datagram > $n/ib0/mode && echo "datagram: $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
+                    echo connected > $n/ib0/mode && echo 1400 > $n/ib0/mtu && echo datagram > $n/ib0/mode
+                    echo "datagram from 1400: mtu $(cat $n/ib0/mtu)"
                     echo 1 > $n/ib0/umcast && echo "umcast after=$(cat $n/ib0/umcast)"
                     echo 1500 > $n/ib0/mtu && ip -o link show ib0 | grep -o 'mtu [0-9]*' | sed 's/^/ip /'
                     echo 0x8001 > $n/ib0/create_child && echo "create: ok"
@@ -186,6 +173,9 @@ class IpoibTest {
                     echo 0x8001 > $n/ib0/delete_child && echo "delete: ok"
                     ip -o link show ib0.8001 >/dev/null 2>&1 || echo "ib0.8001 gone"
                     test -e $n/ib0.8001 || echo "its directory gone"
+                    echo 1 > $n/ib0/create_child && echo "limited: $(cat $n/ib0.0001/pkey)"
+                    echo 1 > $n/ib0/delete_child && echo "limited: deleted"
+                    { echo 0 > $n/ib0/delete_child; } 2>&1 | sed 's/.*: /delete 0: /'
                     """;
             String out = ib.exec(Duration.ofSeconds(120), "bash", "-c", script).stdout();
             for (String line : List.of("type=32", "addr_len=20", "address=" + address,
@@ -193,13 +183,14 @@ class IpoibTest {
                     "dev_port=0", "pkey=0xffff", "mode=datagram", "umcast=0", "mtu=2044", "ifindex=2",
                     "ib1 dev_port=0 ib1 type=32", "mode --w------- create_child", "mode --w------- delete_child",
                     "statistics", "down child carrier: Invalid argument", "mode junk: Invalid argument",
-                    "connected: connected mtu 65520", "datagram: datagram mtu 2044", "umcast after=1", "ip mtu 1500", "create: ok",
+                    "connected: connected mtu 65520", "datagram: datagram mtu 2044", "datagram from 1400: mtu 1400", "umcast after=1", "ip mtu 1500", "create: ok",
                     "ib0.8001: <BROADCAST,MULTICAST> mtu 2044", "child pkey=0x8001", "child parent=ib0",
                     "child broadcast=00:ff:ff:ff:ff:12:40:1b:80:01:00:00:00:00:00:00:ff:ff:ff:ff", "child type=32",
                     "child has no create_child", "child has no device, dev_port=0", "create 0x8001: Name not unique on network",
                     "create 0x8000: Invalid argument", "create 0: Invalid argument", "create junk: Invalid argument",
                     "create 0x10000: Invalid argument", "delete 0x8002: No such device", "delete: ok",
-                    "ib0.8001 gone", "its directory gone")) {
+                    "ib0.8001 gone", "its directory gone", "limited: 0x0001", "limited: deleted",
+                    "delete 0: No such device")) {
                 assertTrue(out.contains(line + "\n"), line + "\n" + out);
             }
             String hca = out.replaceAll("(?s).*\nhca=(\\S+)\n.*", "$1");
@@ -225,23 +216,8 @@ class IpoibTest {
             assertEquals("32", ib.cat("/sys/class/net/ib2/type"));
             String addrs = ib.exec("ip", "-o", "-4", "addr", "show", "ib2").assertOk().stdout();
             assertTrue(addrs.contains("ib2    inet 169.254.77.3/24"), addrs);
-            // a bound on waiting for OpenSM's multicast routes, never a measure of speed
-            String script = """
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib2 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 169.254.77.3/24 dev ib2
-                    in_peer ip link set ib2 up
-                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.3 >/dev/null && break; sleep 0.5; done
-                    ping -n -c 3 -W 10 169.254.77.3; there=$?
-                    in_peer ping -n -c 3 -W 10 169.254.77.1; back=$?
-                    in_peer ip link set ib2 netns $$
-                    kill $peer
-                    echo "there=$there back=$back"
-                    echo 0x8001 > /sys/class/net/ib2/create_child
-                    """;
+            String script = overTheFabric("ib2", "169.254.77.3/24", "169.254.77.1")
+                    + "echo 0x8001 > /sys/class/net/ib2/create_child\n";
             Result r = ib.exec(Duration.ofSeconds(300), "bash", "-c", script);
             assertTrue(r.stdout().contains("there=0 back=0"), r.toString());
             assertTrue(ib.exec("ip", "-o", "link").assertOk().stdout().contains("ib2.8001:"), "the child was made");
@@ -269,15 +245,7 @@ class IpoibTest {
                     n=/sys/class/net
                     echo connected > $n/ib0/mode && echo connected > $n/ib1/mode
                     echo "modes $(cat $n/ib0/mode) $(cat $n/ib1/mode) mtu $(cat $n/ib0/mtu) $(cat $n/ib1/mtu)"
-                    unshare -n sleep infinity & peer=$!
-                    while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                    in_peer() { nsenter --net=/proc/$peer/ns/net -- "$@"; }
-                    ip link set ib1 netns $peer
-                    in_peer ip link set lo up
-                    in_peer ip addr add 169.254.77.2/24 dev ib1
-                    in_peer ip link set ib1 up
-                    # a bound on waiting for OpenSM's multicast routes, never a measure of speed
-                    for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.2 >/dev/null && break; sleep 0.5; done
+                    """ + PeerHost.enter("ib1", "169.254.77.2/24", "") + """
                     ping -n -c 3 -W 10 -M do -s 30000 169.254.77.2 | grep -o '3 received'
                     in_peer ping -n -c 3 -W 10 -M do -s 60000 169.254.77.1 | grep -o '3 received'
                     head -c 4000000 /dev/urandom > "$TMPDIR/sent"
@@ -293,9 +261,7 @@ class IpoibTest {
                     echo datagram > $n/ib0/mode && echo "ib0 $(cat $n/ib0/mode) mtu $(cat $n/ib0/mtu)"
                     "$LAUNCHER" ctl --name "$INSTANCE" ipoib | grep -c '^  cm tx' | sed 's/^/cm tx after: /'
                     ping -n -c 3 -W 10 -s 30000 169.254.77.2 | grep -o '3 received'
-                    in_peer ip link set ib1 netns $$
-                    kill $peer
-                    """;
+                    """ + PeerHost.leave("ib1");
             Path tmp = Files.createTempDirectory(Ibemu.tmpDir(), "ipoib-cm");
             Result r = ib.exec(Duration.ofSeconds(300), "env", "LAUNCHER=" + Ibemu.script(), "INSTANCE=" + ib.name(),
                     "TMPDIR=" + tmp, "bash", "-c", script);
@@ -357,5 +323,17 @@ class IpoibTest {
                 "10.1.2.3/33", "--", "true");
         assertFalse(r.ok());
         assertTrue(r.stderr().contains("--ipoib-net 10.1.2.3/33: not an IPv4 network in CIDR notation"), r.toString());
+    }
+
+    /**
+     * A bash script: {@code iface} with {@code address} as another host's (PeerHost), pinged three
+     * times there and {@code back} from there, moved home; prints {@code there=N back=M}, ping's
+     * exit codes.
+     */
+    private static String overTheFabric(String iface, String address, String back) {
+        String there = address.substring(0, address.indexOf('/'));
+        return PeerHost.enter(iface, address, "") + "ping -n -c 3 -W 10 " + there + "; there=$?\n"
+                + "in_peer ping -n -c 3 -W 10 " + back + "; back=$?\n" + PeerHost.leave(iface)
+                + "echo \"there=$there back=$back\"\n";
     }
 }

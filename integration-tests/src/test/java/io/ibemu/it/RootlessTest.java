@@ -125,19 +125,10 @@ class RootlessTest {
                 .toString(), "--local", "a", "--local", "b", "--sm", "opensm", "--ipoib", "--", "bash", "-c", """
                 echo "type=$(cat /sys/class/net/ib0/type) pkey=$(cat /sys/class/net/ib1/pkey)"
                 echo 0x8001 > /sys/class/net/ib0/create_child && ip -o link show ib0.8001 | cut -d' ' -f2
-                unshare -n sleep infinity & peer=$!
-                while [ "$(readlink /proc/$peer/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.1; done
-                in_peer() { nsenter --preserve-credentials --net=/proc/$peer/ns/net -- "$@"; }
-                ip link set ib1 netns $peer
-                in_peer ip link set lo up
-                in_peer ip addr add 169.254.77.2/24 dev ib1
-                in_peer ip link set ib1 up
-                # a bound on waiting for OpenSM's multicast routes, never a measure of speed
-                for i in $(seq 180); do ping -n -c 1 -W 1 169.254.77.2 >/dev/null && break; sleep 0.5; done
+                """ + PeerHost.enter("ib1", "169.254.77.2/24", "--preserve-credentials") + """
                 ping -n -c 3 -W 10 169.254.77.2; there=$?
                 in_peer ping -n -c 3 -W 10 169.254.77.1; back=$?
-                in_peer ip link set ib1 netns $$
-                kill $peer
+                """ + PeerHost.leave("ib1") + """
                 echo "there=$there back=$back"
                 """);
         assertTrue(r.stdout().contains("type=32 pkey=0xffff\nib0.8001:\n"), r.toString());

@@ -26,6 +26,7 @@ public final class Errno extends Exception {
     public static final int ERANGE = 34;
     public static final int ENOSYS = 38;
     public static final int ENODATA = 61;
+    public static final int ENOTUNIQ = 76;
     public static final int EPROTONOSUPPORT = 93;
     public static final int EOPNOTSUPP = 95;
     public static final int EAFNOSUPPORT = 97;

@@ -197,7 +197,7 @@ public final class MountNamespace {
      */
     public static synchronized void uncover(Path target) throws IOException {
         checkPrivate();
-        MountCalls.detach(target.toAbsolutePath().normalize());
+        MountCalls.detach(canonical(target)); // where graft mounted it
     }
 
     /** Removes a symlink or device node made in one of our private directories ({@link #symlink}, {@link #charNode}). */

@@ -20,7 +20,6 @@ import io.ibemu.emulator.fabric.PresetSubnet;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.nldev.Nldev;
 import io.ibemu.emulator.rdmacm.RdmaCm;
-import io.ibemu.emulator.rdmacm.RdmaCmDevice;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.fault.FaultControl;
 import io.ibemu.emulator.fault.FaultSyntaxException;
@@ -103,8 +102,8 @@ final class Daemon implements AutoCloseable {
     /** With --ipoib: the ibN interfaces of the daemon's network namespace. */
     private volatile Ipoib ipoib;
     private volatile boolean closed;
-    /** /dev/infiniband/rdma_cm: the RDMA connection manager's ids, all files'. */
-    private volatile RdmaCmDevice rdmaCm;
+    /** /dev/infiniband/rdma_cm, where the backend can offer it: the RDMA connection manager's ids, all files'. */
+    private volatile UcmaMisc ucma;
     /** The RDMA CM (cma.c) behind it, over the IB CM. */
     private volatile RdmaCm cma;
 
@@ -156,28 +155,17 @@ final class Daemon implements AutoCloseable {
                 initial.add(new Hotplug.Plugged(hca, umads.getOrDefault(hca, List.of()), uverbs));
             }
             for (LocalHca hca : hcas) {
-                daemon.addCmDevice(hca);
+                Hotplug.addCmDevice(daemon.cm, hca);
             }
-            // ucma's misc device, one for the machine: the RDMA CM over every local HCA. CUSE cannot
-            // register a number under MISC_MAJOR (misc owns the region), so that backend has none.
-            boolean ucma = devices.backend() != DeviceDirectory.Backend.CUSE;
+            // ucma's misc device, one for the machine: the RDMA CM over every local HCA
             daemon.cma = new RdmaCm(fabric, layer, daemon.cm, () -> daemon.hotplug == null ? List.of()
                     : daemon.hotplug.all().stream().map(p -> p.uverbs().hca()).toList(), () -> daemon.ipoib);
-            if (ucma) {
-                daemon.rdmaCm = new RdmaCmDevice(daemon.cma, daemon.faults);
-                devices.addCharDevice(RdmaCmDevice.NAME, RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR, RdmaCmDevice.MODE,
-                        daemon.rdmaCm);
-            } else {
-                System.err.println("ibemu: --backend cuse: no /dev/infiniband/rdma_cm (CUSE cannot take a misc "
-                        + "minor under major 10); use --backend fuse for the RDMA CM");
-            }
+            UcmaMisc ucma = UcmaMisc.register(devices, daemon.cma, daemon.faults);
+            daemon.ucma = ucma;
             devices.mount(devDir);
             InfinibandSysfs infiniband = new InfinibandSysfs(fabric, sysfs.root(), daemon.uevents, o.provider(), daemon.cm);
             infiniband.build(hcas);
-            if (ucma) {
-                infiniband.miscDevice(RdmaCmDevice.NAME, RdmaCmDevice.MINOR, "infiniband/" + RdmaCmDevice.NAME,
-                        RdmaCmDevice.MODE, Map.of("abi_version", () -> RdmaCmDevice.ABI_VERSION + "\n"));
-            }
+            ucma.addSysfs(infiniband);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
                     readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm), locals,
@@ -207,12 +195,7 @@ final class Daemon implements AutoCloseable {
             for (String cls : new String[] {"infiniband", "infiniband_mad", "infiniband_verbs"}) {
                 MountNamespace.graft(sysDir.resolve("class").resolve(cls), Path.of("/sys/class", cls));
             }
-            if (ucma) {
-                MountNamespace.graft(sysDir.resolve("devices/virtual/misc").resolve(RdmaCmDevice.NAME),
-                        Path.of("/sys/devices/virtual/misc", RdmaCmDevice.NAME));
-                MountNamespace.symlink(Path.of("/sys/class/misc", RdmaCmDevice.NAME),
-                        "../../devices/virtual/misc/" + RdmaCmDevice.NAME);
-            }
+            ucma.graft(sysDir);
             for (LocalHca hca : hcas) {
                 String port = InfinibandSysfs.rootPort(hca.pciSlot());
                 MountNamespace.graft(sysDir.resolve("devices").resolve(InfinibandSysfs.PCI_ROOT).resolve(port),
@@ -241,8 +224,7 @@ final class Daemon implements AutoCloseable {
                     infiniband::rename,
                     (hca, port) -> daemon.ipoib == null ? java.util.Optional.empty()
                             : daemon.ipoib.netdev(hca, port).map(l -> new Nldev.Netdev(l.name(), l.ifindex())),
-                    ucma ? List.of(new Nldev.GlobalChardev("rdma_cm", RdmaCmDevice.MAJOR, RdmaCmDevice.MINOR,
-                            RdmaCmDevice.ABI_VERSION, RdmaCmDevice.NAME)) : List.of());
+                    ucma.chardevs());
             daemon.supervisor = Supervisor.start(devices, o.state().resolve(Supervisor.SOCKET),
                     Map.of(Nldev.PROTOCOL, nldev));
             if (daemon.udev != null) {
@@ -539,9 +521,7 @@ final class Daemon implements AutoCloseable {
             // files of a removed HCA stay open until their owners close them; their objects are gone
             counts.put(uverbs.hca().local().name() + " (removed)", uverbs.objectCounts());
         }
-        if (rdmaCm != null) {
-            counts.put(RdmaCmDevice.NAME, Map.of("cm_id", rdmaCm.idCount()));
-        }
+        ucma.countIds(counts); // set before the control socket that asks for this opens
         return counts;
     }
 
@@ -576,19 +556,5 @@ final class Daemon implements AutoCloseable {
         cm.close();
         link.close();
         layer.close();
-    }
-
-    /** cm_add_one for a local HCA. */
-    private void addCmDevice(LocalHca hca) throws IOException {
-        try {
-            cm.addDevice(hca);
-        } catch (io.ibemu.kernel.Errno e) {
-            throw new IOException("ib_cm: cannot register the CM agent on " + hca.name() + ": errno " + e.code());
-        }
-    }
-
-    /** The Communication Manager, for the consumers the daemon wires to it (rdma_cm). */
-    Cm cm() {
-        return cm;
     }
 }

@@ -75,6 +75,15 @@ final class Hotplug {
         this.ipoib = ipoib;
     }
 
+    /** cm_add_one: the IB CM's agent on {@code hca}'s ports, for an HCA at start-up and one plugged in. */
+    static void addCmDevice(Cm cm, LocalHca hca) throws IOException {
+        try {
+            cm.addDevice(hca);
+        } catch (io.ibemu.kernel.Errno e) {
+            throw new IOException("ib_cm: cannot register the CM agent on " + hca.name() + ": errno " + e.code());
+        }
+    }
+
     /** An HCA start-up made (its nodes and sysfs already shown). */
     void plugged(Plugged p) {
         plugged.add(p);
@@ -123,19 +132,14 @@ final class Hotplug {
         }
         LocalHca hca = new LocalHca(index, node, identity, freeSlot(), firstFreeMinor(node.portCount()));
         Plugged p = devices(hca);
-        try {
-            m.cm().addDevice(hca);
-        } catch (io.ibemu.kernel.Errno e) {
-            throw new IOException("ib_cm: cannot register the CM agent: errno " + e.code());
-        }
+        addCmDevice(m.cm(), hca);
         m.sysfs().add(hca);
         showSysfs(hca);
         plugged(p);
         Ipoib interfaces = ipoib.get();
         if (interfaces != null) {
-            interfaces.addAdapter(new Ipoib.Adapter(hca, p.uverbs().hca()));
-            for (int port = 1; port <= hca.node().portCount(); port++) {
-                interfaces.netdev(hca, port).ifPresent(l -> m.sysfs().addNetdev(hca, l.name()));
+            for (String name : interfaces.addAdapter(new Ipoib.Adapter(hca, p.uverbs().hca()))) {
+                m.sysfs().addNetdev(hca, name);
             }
         }
         m.sysfs().announce(hca.name());

@@ -68,8 +68,9 @@ public final class Console {
                                               a fingerprint that changes when the drawing does
               objects                         per local HCA, the open uverbs files and the verbs
                                               objects they hold (pd, mr, mw, cq, qp, srq, ah, xrcd),
-                                              and its live IB CM ids (cm_id); then "NAME (removed)" for a removed HCA whose files
-                                              are still open (their objects went with it);
+                                              and its live IB CM ids (cm_id); then "NAME (removed)"
+                                              for a removed HCA whose files are still open (their
+                                              objects went with it);
                                               last "rdma_cm cm_id=N", the RDMA CM ids held
               events                          the uevents of the emulated devices, oldest first, one a
                                               line as the kernel sends them (ACTION= DEVPATH= ... SEQNUM=)

@@ -94,7 +94,8 @@ final class ConnectedMode implements AutoCloseable {
     private final Hca hca;
     private final Port port;
     private final int udQpn;
-    private final int pkey;
+    /** The interface's P_Key index (priv->pkey_index), which its connections' QPs use. */
+    private final int pkeyIndex;
     private final Cm cm;
     private final Receiver receiver;
     private final Function<HardwareAddress, PathRecord> paths;
@@ -116,13 +117,13 @@ final class ConnectedMode implements AutoCloseable {
      * Listens for connections to this interface (ipoib_cm_dev_open) and prepares the shared
      * receive queue; {@code paths} resolves a peer's PathRecord (ipoib's path cache).
      */
-    ConnectedMode(String name, Hca hca, Port port, int udQpn, int pkey, Cm cm, Receiver receiver,
+    ConnectedMode(String name, Hca hca, Port port, int udQpn, int pkeyIndex, Cm cm, Receiver receiver,
             Function<HardwareAddress, PathRecord> paths) throws IOException {
         this.name = name;
         this.hca = hca;
         this.port = port;
         this.udQpn = udQpn;
-        this.pkey = pkey;
+        this.pkeyIndex = pkeyIndex;
         this.cm = cm;
         this.receiver = receiver;
         this.paths = paths;
@@ -191,7 +192,7 @@ final class ConnectedMode implements AutoCloseable {
             QueuePair qp = hca.createQp(pd, new QpInitAttributes(QpType.RC, sendCq, recvCq, srq,
                     new QpCapabilities(TX_RING, 1, 1, 1, 0), false, null));
             // ipoib_cm_modify_tx_init: INIT on the interface's P_Key index, no remote access
-            hca.modify(qp, QpAttributes.builder().qpState(QpState.INIT).pkeyIndex(pkeyIndex())
+            hca.modify(qp, QpAttributes.builder().qpState(QpState.INIT).pkeyIndex(pkeyIndex)
                     .portNum(port.number()).qpAccessFlags(0).build(), QpAttributeMask.STATE
                     | QpAttributeMask.PKEY_INDEX | QpAttributeMask.PORT | QpAttributeMask.ACCESS_FLAGS);
             CmId id = cm.createId(hca, this::handle);
@@ -205,16 +206,6 @@ final class ConnectedMode implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "{0}: no connection to {1}: errno {2}", name, peer, e.code());
             return null;
         }
-    }
-
-    private int pkeyIndex() {
-        int[] table = port.pkeys();
-        for (int i = 0; i < table.length; i++) {
-            if ((table[i] & 0x7FFF) == (pkey & 0x7FFF)) {
-                return i;
-            }
-        }
-        return 0;
     }
 
     /** struct ipoib_cm_data: our UD QPN and what one of our receives holds, big-endian. */
@@ -364,36 +355,12 @@ final class ConnectedMode implements AutoCloseable {
     }
 
     private void receiveLoop() {
-        while (!closed) {
-            List<WorkCompletion> wcs = recvCq.poll(16);
-            if (wcs.isEmpty()) {
-                recvCq.requestNotify(false);
-                wcs = recvCq.poll(16);
-                if (wcs.isEmpty()) {
-                    receiveEvent.acquireUninterruptibly();
-                    continue;
-                }
+        ReceiveLoop.run(name + " connected", recvCq, receiveEvent, () -> closed, wc -> {
+            Rx from = rx.get(wc.qpNum());
+            if (from != null) {
+                receiver.received(from.peer(), memory.bytes(), (int) wc.wrId() * SLOT, wc.byteLen());
             }
-            for (WorkCompletion wc : wcs) {
-                int slot = (int) wc.wrId();
-                Rx from = rx.get(wc.qpNum());
-                if (wc.isSuccess() && from != null) {
-                    try {
-                        receiver.received(from.peer(), memory.bytes(), slot * SLOT, wc.byteLen());
-                    } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.WARNING, name + ": connected receive: " + e);
-                    }
-                }
-                if (closed) {
-                    return;
-                }
-                try {
-                    hca.postSrqRecv(srq, List.of(receive(slot)));
-                } catch (PostError e) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": post receive: " + e.getMessage());
-                }
-            }
-        }
+        }, slot -> hca.postSrqRecv(srq, List.of(receive(slot))));
     }
 
     /** The connections we made go (ipoib_flush_paths on a mode change); those made to us stay. */

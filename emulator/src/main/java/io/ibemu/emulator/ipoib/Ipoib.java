@@ -397,7 +397,8 @@ public final class Ipoib implements AutoCloseable {
     /**
      * create_child (ipoib_vlan_add): a P_Key child of {@code parentName} on the same port, named
      * PARENT.PKEY, its own UD QP in that partition joining the partition's broadcast group. Made
-     * down and without an address, as the kernel makes it. The full-member bit is set.
+     * down and without an address, as the kernel makes it. The P_Key is kept as given (6.1's
+     * create_child_store no longer sets the full-member bit): 0x0001 makes PARENT.0001, a limited member.
      */
     public synchronized String addChild(String parentName, int pkey) throws IOException {
         IpoibInterface parent = find(parentName);
@@ -407,18 +408,18 @@ public final class Ipoib implements AutoCloseable {
         if (pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
             throw new Refusal(Errno.EINVAL, "P_Key " + pkey + " is not a valid P_Key (0x0001-0xffff, not 0x8000)");
         }
-        int key = pkey | 0x8000;
-        String name = String.format("%s.%04x", parentName, key);
-        if (parent.pkey() == key) {
-            throw new Refusal(NetdevSysfs.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", key));
+        String name = String.format("%s.%04x", parentName, pkey);
+        // is_child_unique: the parent's and the legacy children's P_Keys, compared exactly
+        if (parent.pkey() == pkey) {
+            throw new Refusal(Errno.ENOTUNIQ, parentName + " is in partition " + String.format("0x%04x", pkey));
         }
         for (IpoibInterface i : interfaces) {
-            if (i.parent() == parent && i.pkey() == key) {
-                throw new Refusal(NetdevSysfs.ENOTUNIQ, name + " exists");
+            if (i.parent() == parent && i.pkey() == pkey) {
+                throw new Refusal(Errno.ENOTUNIQ, name + " exists");
             }
         }
         IpoibInterface child = new IpoibInterface(name, parent.hca(), parent.port().number(), parent.port(), layer,
-                key, parent, cm);
+                pkey, parent, cm);
         try {
             List<String> script = new ArrayList<>(List.of("link set dev " + name + " address "
                     + MacMap.format(child.mac()) + " mtu " + IpoibInterface.DATAGRAM_MTU));
@@ -463,8 +464,9 @@ public final class Ipoib implements AutoCloseable {
 
     /**
      * The mode file's store (ipoib_set_mode): "connected\n" where the interface takes connections
-     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to the UD one and ends the connections
-     * we made; the mode already set is accepted as is; anything else is EINVAL.
+     * raises the MTU to IPoIB-CM's, "datagram\n" lowers it to at most the UD one (min(mcast_mtu,
+     * mtu): an MTU set lower stays) and ends the connections we made; the mode already set is
+     * accepted as is; anything else is EINVAL.
      */
     void setMode(IpoibInterface i, String value) throws Errno {
         boolean connected = value.equals("connected\n");
@@ -476,8 +478,12 @@ public final class Ipoib implements AutoCloseable {
         }
         i.connectedMode(connected);
         try {
-            ip(List.of("link set dev " + i.name() + " mtu "
-                    + (connected ? ConnectedMode.MTU : IpoibInterface.DATAGRAM_MTU)));
+            int mtu = ConnectedMode.MTU;
+            if (!connected) {
+                NetworkInterface netdev = NetworkInterface.getByName(i.name());
+                mtu = Math.min(IpoibInterface.DATAGRAM_MTU, netdev == null ? mtu : netdev.getMTU());
+            }
+            ip(List.of("link set dev " + i.name() + " mtu " + mtu));
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "{0}: mode {1}: {2}", i.name(), value.strip(), e.getMessage());
         }
@@ -499,7 +505,7 @@ public final class Ipoib implements AutoCloseable {
     void deleteChild(IpoibInterface parent, int pkey) throws Errno {
         String name;
         synchronized (this) {
-            name = interfaces.stream().filter(i -> i.parent() == parent && i.pkey() == (pkey | 0x8000))
+            name = interfaces.stream().filter(i -> i.parent() == parent && i.pkey() == pkey)
                     .map(IpoibInterface::name).findFirst().orElse(null);
         }
         if (name == null) {

@@ -231,7 +231,7 @@ final class IpoibInterface implements AutoCloseable {
     /** Starts the data path, listens for connections (ipoib_cm_dev_open) and joins as soon as the port is active. */
     void start() throws IOException {
         if (cm != null) {
-            connections = new ConnectedMode(name, hca, port, qp.qpNum(), pkey, cm, this::receivedConnected,
+            connections = new ConnectedMode(name, hca, port, qp.qpNum(), pkeyIndex, cm, this::receivedConnected,
                     this::pathRecord);
         }
         daemonThread(this::transmitLoop, name + "-tx").start();
@@ -509,35 +509,8 @@ final class IpoibInterface implements AutoCloseable {
 
     private void receiveLoop() {
         byte[] frame = new byte[ETH_HEADER + SLOT];
-        while (!closed) {
-            List<WorkCompletion> wcs = recvCq.poll(16);
-            if (wcs.isEmpty()) {
-                recvCq.requestNotify(false);
-                wcs = recvCq.poll(16);
-                if (wcs.isEmpty()) {
-                    receiveEvent.acquireUninterruptibly();
-                    continue;
-                }
-            }
-            for (WorkCompletion wc : wcs) {
-                int slot = (int) wc.wrId();
-                if (wc.isSuccess()) {
-                    try {
-                        deliver(wc, slot * SLOT, frame);
-                    } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.WARNING, name + ": receive: " + e);
-                    }
-                }
-                if (closed) {
-                    return;
-                }
-                try {
-                    hca.postRecv(qp, List.of(receive(slot)));
-                } catch (PostError e) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": post receive: " + e.getMessage());
-                }
-            }
-        }
+        ReceiveLoop.run(name, recvCq, receiveEvent, () -> closed, wc -> deliver(wc, (int) wc.wrId() * SLOT, frame),
+                slot -> hca.postRecv(qp, List.of(receive(slot))));
     }
 
     private void deliver(WorkCompletion wc, int at, byte[] frame) {

@@ -22,8 +22,6 @@ import java.util.Set;
 final class NetdevSysfs {
     /** ARPHRD_INFINIBAND. */
     static final int TYPE = 32;
-    /** ENOTUNIQ: ipoib_vlan_add's answer to a P_Key the parent or a child already has. */
-    static final int ENOTUNIQ = 76;
     /** IPoIB's broadcast address with the P_Key in octets 8 and 9 (ipoib_main.c ipv4_bcast_addr). */
     private static final byte[] BROADCAST = {0x00, -1, -1, -1, -1, 0x12, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1,
             -1, -1};
@@ -54,8 +52,8 @@ final class NetdevSysfs {
         dir.attribute("mode", () -> i.connectedMode() ? "connected\n" : "datagram\n", value -> ipoib.setMode(i, value));
         dir.attribute("umcast", () -> (i.umcast() ? 1 : 0) + "\n", value -> i.umcast(strtoul(value) > 0));
         if (i.parent() == null) {
-            dir.attribute("create_child", 0200, null, value -> ipoib.createChild(i, pkeyOf(value)));
-            dir.attribute("delete_child", 0200, null, value -> ipoib.deleteChild(i, pkeyOf(value)));
+            dir.attribute("create_child", 0200, null, value -> ipoib.createChild(i, pkeyOf(value, true)));
+            dir.attribute("delete_child", 0200, null, value -> ipoib.deleteChild(i, pkeyOf(value, false)));
         } else {
             dir.attribute("parent", () -> i.parent().name() + "\n");
         }
@@ -69,10 +67,13 @@ final class NetdevSysfs {
         return java.util.HexFormat.ofDelimiter(":").formatHex(b);
     }
 
-    /** create_child's and delete_child's parse: sscanf "%i", then 0 < pkey <= 0xffff and not 0x8000. */
-    private static int pkeyOf(String value) throws Errno {
+    /**
+     * create_child's and delete_child's parse: sscanf "%i", then 0..0xffff; create_child also
+     * refuses 0 and 0x8000, delete_child lets them through to ipoib_vlan_delete's ENODEV.
+     */
+    private static int pkeyOf(String value, boolean create) throws Errno {
         Long pkey = scanInteger(value);
-        if (pkey == null || pkey <= 0 || pkey > 0xFFFF || pkey == 0x8000) {
+        if (pkey == null || pkey < 0 || pkey > 0xFFFF || create && (pkey == 0 || pkey == 0x8000)) {
             throw Errno.of(Errno.EINVAL);
         }
         return pkey.intValue();

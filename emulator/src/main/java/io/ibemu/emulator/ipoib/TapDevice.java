@@ -1,10 +1,6 @@
 package io.ibemu.emulator.ipoib;
 
 import java.io.IOException;
-import jnr.ffi.LibraryLoader;
-import jnr.ffi.Runtime;
-import jnr.ffi.annotations.In;
-import jnr.ffi.annotations.Out;
 
 /**
  * A TAP interface of the daemon's network namespace (drivers/net/tun.c): Ethernet frames the
@@ -17,29 +13,9 @@ final class TapDevice implements AutoCloseable {
     private static final long TUNSETCARRIER = 0x400454e2L;
     private static final short IFF_TAP = 0x0002;
     private static final short IFF_NO_PI = 0x1000;
-    private static final int O_RDWR = 2;
-    private static final int O_CLOEXEC = 0x80000;
     private static final int IFNAMSIZ = 16;
     /** struct ifreq: the name, then a union whose first member here is short ifr_flags. */
     private static final int IFREQ = 40;
-
-    /** Public because jnr-ffi implements it from a class loader of its own. */
-    public interface Calls {
-        int open(String path, int flags);
-
-        int ioctl(int fd, long request, @In byte[] arg);
-
-        int ioctl(int fd, long request, long arg);
-
-        long read(int fd, @Out byte[] buf, long count);
-
-        long write(int fd, @In byte[] buf, long count);
-
-        int close(int fd);
-    }
-
-    private static final Calls CALLS = LibraryLoader.create(Calls.class).failImmediately().load("c");
-    private static final Runtime RUNTIME = Runtime.getRuntime(CALLS);
 
     private final String name;
     private final int fd;
@@ -54,9 +30,9 @@ final class TapDevice implements AutoCloseable {
         if (name.length() >= IFNAMSIZ) {
             throw new IOException("interface name too long: " + name);
         }
-        int fd = CALLS.open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+        int fd = Libc.CALLS.open("/dev/net/tun", Libc.O_RDWR | Libc.O_CLOEXEC);
         if (fd < 0) {
-            throw new IOException("open /dev/net/tun: errno " + RUNTIME.getLastError());
+            throw new IOException("open /dev/net/tun: errno " + Libc.errno());
         }
         byte[] ifr = new byte[IFREQ];
         byte[] n = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -64,9 +40,9 @@ final class TapDevice implements AutoCloseable {
         short flags = IFF_TAP | IFF_NO_PI;
         ifr[IFNAMSIZ] = (byte) flags;
         ifr[IFNAMSIZ + 1] = (byte) (flags >> 8);
-        if (CALLS.ioctl(fd, TUNSETIFF, ifr) < 0) {
-            int errno = RUNTIME.getLastError();
-            CALLS.close(fd);
+        if (Libc.CALLS.ioctl(fd, TUNSETIFF, ifr) < 0) {
+            int errno = Libc.errno();
+            Libc.CALLS.close(fd);
             throw new IOException("TUNSETIFF " + name + ": errno " + errno);
         }
         return new TapDevice(name, fd);
@@ -79,24 +55,24 @@ final class TapDevice implements AutoCloseable {
     /** The carrier the kernel sees (netif_carrier_on/off as IPoIB sets it after the broadcast join). */
     void carrier(boolean on) throws IOException {
         byte[] v = {(byte) (on ? 1 : 0), 0, 0, 0};
-        if (CALLS.ioctl(fd, TUNSETCARRIER, v) < 0) {
-            throw new IOException("TUNSETCARRIER " + name + ": errno " + RUNTIME.getLastError());
+        if (Libc.CALLS.ioctl(fd, TUNSETCARRIER, v) < 0) {
+            throw new IOException("TUNSETCARRIER " + name + ": errno " + Libc.errno());
         }
     }
 
     /** Blocks for the next frame the kernel transmits: its length, or -1 once closed. */
     int read(byte[] frame) {
-        long n = CALLS.read(fd, frame, frame.length);
+        long n = Libc.CALLS.read(fd, frame, frame.length);
         return n < 0 ? -1 : (int) n;
     }
 
     /** Hands {@code length} bytes of {@code frame} to the kernel as received. */
     void write(byte[] frame, int length) {
-        CALLS.write(fd, frame, length);
+        Libc.CALLS.write(fd, frame, length);
     }
 
     @Override
     public void close() {
-        CALLS.close(fd);
+        Libc.CALLS.close(fd);
     }
 }

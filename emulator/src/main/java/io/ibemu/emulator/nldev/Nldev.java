@@ -36,6 +36,8 @@ public final class Nldev implements NetlinkFamily {
     private final BiFunction<LocalHca, String, Integer> rename;
     private final PortNetdevs netdevs;
     private final NldevResources resources = new NldevResources();
+    /** The clients with a char device of their own (ucma's rdma_cm), for CHARDEV_TYPE. */
+    private final List<GlobalChardev> globalChardevs;
 
     /** The network interface of a port (IPoIB's ibN), as ib_device_get_netdev finds it. */
     public record Netdev(String name, int ifindex) {
@@ -48,8 +50,6 @@ public final class Nldev implements NetlinkFamily {
     }
 
     /** Serves the devices {@code devices} gives (read at each request); {@code rename} moves one (0 or errno). */
-    private final List<GlobalChardev> globalChardevs;
-
     public Nldev(Supplier<List<UverbsDevice>> devices, BiFunction<LocalHca, String, Integer> rename) {
         this(devices, rename, (h, p) -> Optional.empty());
     }
