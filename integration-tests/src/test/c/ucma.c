@@ -797,6 +797,46 @@ static void check_bind(int fd)
 	destroy_id(fd, b, NULL);
 	destroy_id(fd, c, NULL);
 	destroy_id(fd, d, NULL);
+
+	/* an AF_IB bind to the any GID: cma_select_ib_ps takes the space from the service id, cma_port
+	 * the port from its low 16 bits under the mask (none under this mask: an ephemeral one), and
+	 * cma_bind_port writes the port in and makes the id exact (sib_sid_mask all ones), so a listen
+	 * on it hears that one service id, not a range */
+	{
+		uint32_t e;
+		uint16_t p = next_port++;
+		struct ucm_query_addr_resp qa;
+		struct ucm_sockaddr_ib *sib = (struct ucm_sockaddr_ib *)&bc.addr;
+		struct ucm_sockaddr_ib *src = (struct ucm_sockaddr_ib *)&qa.src_addr;
+		uint64_t sid;
+
+		create_id(fd, 0x209, PS_TCP, 0, &e);
+		memset(&bc, 0, sizeof(bc));
+		bc.id = e;
+		bc.addr_size = sizeof(*sib);
+		sib->sib_family = AF_IB_FAMILY;
+		sib->sib_pkey = htons(0xffff);
+		sib->sib_sid = htobe64(0x0000000001060000ULL | p);
+		sib->sib_sid_mask = htobe64(0xffffffffffff0000ULL);
+		t_success(ucm(fd, CMD_BIND, &bc, sizeof(bc), 0), errno, "BIND of the AF_IB any address, the port outside the mask");
+		t_success(query(fd, e, QUERY_ADDR, &qa, sizeof(qa)), errno, "QUERY ADDR after an AF_IB BIND");
+		t_eq(src->sib_family, AF_IB_FAMILY, "QUERY ADDR after an AF_IB BIND: an AF_IB source");
+		sid = be64toh(src->sib_sid);
+		t_ok(sid >> 16 == 0x106 && (sid & 0xffff) != p && (sid & 0xffff) >= 32768,
+		     "QUERY ADDR after an AF_IB BIND, the port outside the mask: RDMA_PS_TCP's service id of an ephemeral port");
+		t_ok(be64toh(src->sib_sid_mask) == ~0ULL, "QUERY ADDR after an AF_IB BIND: the service id mask is all ones");
+		t_success(listen_id(fd, e, 1), errno, "LISTEN on an AF_IB bound id");
+		destroy_id(fd, e, NULL);
+
+		create_id(fd, 0x20a, PS_TCP, 0, &e);
+		bc.id = e;
+		sib->sib_sid_mask = htobe64(~0ULL);
+		t_success(ucm(fd, CMD_BIND, &bc, sizeof(bc), 0), errno, "BIND of the AF_IB any address, the port under the mask");
+		t_success(query(fd, e, QUERY_ADDR, &qa, sizeof(qa)), errno, "QUERY ADDR after an AF_IB BIND with the port");
+		t_eq(be64toh(src->sib_sid), 0x0000000001060000ULL | p, "QUERY ADDR after an AF_IB BIND with the port: its service id");
+		t_ok(be64toh(src->sib_sid_mask) == ~0ULL, "QUERY ADDR after an AF_IB BIND with the port: the mask all ones");
+		destroy_id(fd, e, NULL);
+	}
 }
 
 /* ---------------------------------------------------------------- resolve, query, options */

@@ -1,20 +1,166 @@
 package io.ibemu.emulator.ipoib;
 
+import io.ibemu.kernel.Errno;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
- * Whose the daemon's network namespace is: ioctl(NS_GET_USERNS) on /proc/self/ns/net names the
- * user namespace that owns it (nsfs, Linux 4.9).
+ * A network namespace a caller of the daemon lives in, for what the kernel looks up in the
+ * caller's namespace ({@code current->nsproxy->net_ns}: the RDMA CM's addresses, routes and
+ * neighbours). The daemon's own runs calls in place; another gets one daemon thread that joined
+ * it with setns(2), shared by its users and ended by the last {@link #release()}, so the daemon
+ * never keeps a namespace alive after the programs in it are gone.
  */
-final class NetNamespace {
+public final class NetNamespace {
     /** NS_GET_USERNS = _IO(0xb7, 0x1). */
     private static final long NS_GET_USERNS = 0xb701L;
     /** PROC_USER_INIT_INO: the initial user namespace, the host's. */
     private static final String INITIAL_USER_NAMESPACE = "user:[4026531837]";
 
-    private NetNamespace() {
+    /** A lookup made inside the namespace. */
+    @FunctionalInterface
+    public interface Lookup<T> {
+        T call() throws Errno;
+    }
+
+    /** The daemon's own namespace: calls run on the caller's thread. */
+    public static final NetNamespace OWN = new NetNamespace("own", null);
+
+    private static final Map<String, NetNamespace> JOINED = new HashMap<>();
+
+    private final String name;
+    private final ExecutorService thread;
+    private int users;
+
+    private NetNamespace(String name, ExecutorService thread) {
+        this.name = name;
+        this.thread = thread;
+    }
+
+    /**
+     * The network namespace of thread {@code tid}, with one more user; the daemon's own when it
+     * is the same, when the thread is gone, or when the daemon may not join it (said once, in the log).
+     */
+    public static NetNamespace of(int tid) {
+        String own;
+        String theirs;
+        try {
+            own = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+            theirs = Files.readSymbolicLink(Path.of("/proc/" + tid + "/ns/net")).toString();
+        } catch (IOException e) {
+            return OWN;
+        }
+        if (theirs.equals(own)) {
+            return OWN;
+        }
+        synchronized (JOINED) {
+            NetNamespace ns = JOINED.get(theirs);
+            if (ns == null) {
+                ns = join(tid, theirs);
+                if (ns == OWN) {
+                    return OWN;
+                }
+                JOINED.put(theirs, ns);
+            }
+            ns.users++;
+            return ns;
+        }
+    }
+
+    private static NetNamespace join(int tid, String name) {
+        int fd = Libc.CALLS.open("/proc/" + tid + "/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
+        if (fd < 0) {
+            return OWN;
+        }
+        ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "netns " + name);
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            // setns affects the calling thread only (CLONE_NEWNET is allowed in a threaded process)
+            Future<Integer> joined = thread.submit(() -> Libc.CALLS.setns(fd, Libc.CLONE_NEWNET) < 0 ? Libc.errno() : 0);
+            int errno = joined.get();
+            if (errno != 0) {
+                System.err.println("ibemu: cannot join the network namespace " + name + " of thread " + tid
+                        + " (setns errno " + errno + "); its RDMA CM addresses resolve in the daemon's");
+                thread.shutdown();
+                return OWN;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            thread.shutdown();
+            return OWN;
+        } catch (ExecutionException e) {
+            thread.shutdown();
+            return OWN;
+        } finally {
+            Libc.CALLS.close(fd);
+        }
+        return new NetNamespace(name, thread);
+    }
+
+    /** Runs {@code lookup} inside this namespace: sockets it makes and programs it starts belong to it. */
+    public <T> T call(Lookup<T> lookup) throws Errno {
+        if (thread == null) {
+            return lookup.call();
+        }
+        Future<T> f;
+        try {
+            f = thread.submit(lookup::call);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw Errno.of(Errno.ENODEV); // released: its last user is gone
+        }
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw Errno.of(Errno.EINTR);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Errno errno) {
+                throw errno;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** One user more (an RDMA CM id made in this namespace keeps it, wherever its file goes). */
+    public void retain() {
+        if (thread == null) {
+            return;
+        }
+        synchronized (JOINED) {
+            users++;
+        }
+    }
+
+    /** One user less; the last one ends the thread, and with it the daemon's hold on the namespace. */
+    public void release() {
+        if (thread == null) {
+            return;
+        }
+        synchronized (JOINED) {
+            if (--users == 0) {
+                JOINED.remove(name);
+                thread.shutdown();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
     }
 
     /**

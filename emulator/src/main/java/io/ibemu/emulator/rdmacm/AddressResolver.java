@@ -1,6 +1,7 @@
 package io.ibemu.emulator.rdmacm;
 
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.ipoib.NetNamespace;
 import io.ibemu.kernel.Errno;
 
 import java.io.IOException;
@@ -18,12 +19,13 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * addr.c over the IPoIB interfaces of the daemon's network namespace: which interface an IP
+ * addr.c over the IPoIB interfaces of a caller's network namespace: which interface an IP
  * address belongs to (rdma_translate_ip), the route to a destination and the source address it
  * takes (addr4_resolve/addr6_resolve: a local destination goes through that interface itself,
  * as the kernel's loopback route does), and the neighbour's 20-byte hardware address from the
  * kernel's neighbour table (fetch_ha: not there yet, a packet to the destination makes the
- * kernel ask with ARP or ND, and the caller retries, as ENODATA does).
+ * kernel ask with ARP or ND, and the caller retries, as ENODATA does). Each lookup runs inside
+ * the namespace ({@link NetNamespace}): its interfaces, its sockets, its {@code ip neigh}.
  */
 final class AddressResolver {
     /** The discard port: the datagram that makes the kernel resolve the neighbour goes nowhere. */
@@ -34,9 +36,16 @@ final class AddressResolver {
     }
 
     private final Supplier<Ipoib> ipoib;
+    private final NetNamespace net;
 
-    AddressResolver(Supplier<Ipoib> ipoib) {
+    /** Lookups in {@code net}, the namespace of the program that opened the rdma_cm file (cma's id net). */
+    AddressResolver(Supplier<Ipoib> ipoib, NetNamespace net) {
         this.ipoib = ipoib;
+        this.net = net;
+    }
+
+    NetNamespace net() {
+        return net;
     }
 
     /**
@@ -45,6 +54,10 @@ final class AddressResolver {
      * whatever the address (ENODEV once it is gone).
      */
     NetworkInterface translate(InetAddress ip, int kept) throws Errno {
+        return net.call(() -> translateHere(ip, kept));
+    }
+
+    private static NetworkInterface translateHere(InetAddress ip, int kept) throws Errno {
         NetworkInterface n;
         try {
             n = kept != 0 ? NetworkInterface.getByIndex(kept) : NetworkInterface.getByInetAddress(ip);
@@ -73,6 +86,10 @@ final class AddressResolver {
      * address as the source unless {@code src} names one. No such interface: ENETUNREACH.
      */
     Route route(InetAddress src, InetAddress dst) throws Errno {
+        return net.call(() -> routeHere(src, dst));
+    }
+
+    private Route routeHere(InetAddress src, InetAddress dst) throws Errno {
         try {
             if (dst.isMulticastAddress()) {
                 // a multicast destination leaves through the source address's interface (ip_route_output_key)
@@ -121,6 +138,14 @@ final class AddressResolver {
      * the kernel to resolve it (the caller tries again until its timeout, as addr.c's ENODATA).
      */
     Optional<byte[]> neighbour(Route route, InetAddress dst) {
+        try {
+            return net.call(() -> neighbourHere(route, dst));
+        } catch (Errno e) {
+            return Optional.empty(); // the namespace's last user is gone: the id is too
+        }
+    }
+
+    private Optional<byte[]> neighbourHere(Route route, InetAddress dst) {
         Ipoib i = ipoib.get();
         if (i == null || route.netdev() == null) {
             return Optional.empty();

@@ -58,6 +58,8 @@ final class CmaId {
     final RdmaCm cm;
     final PortSpace ps;
     final int qpType;
+    /** Lookups in the namespace the id was made in; the id holds that namespace until destroyed. */
+    private final AddressResolver addresses;
     private volatile Handler handler;
     // guarded by this
     private CmaState state = CmaState.IDLE;
@@ -83,11 +85,13 @@ final class CmaId {
     /** The starting PSN this side announces (id_priv->seq_num: random, 24 bits). */
     private final int seqNum = RANDOM.nextInt() & 0xffffff;
 
-    CmaId(RdmaCm cm, PortSpace ps, int qpType, Handler handler) {
+    CmaId(RdmaCm cm, PortSpace ps, int qpType, AddressResolver addresses, Handler handler) {
         this.cm = cm;
         this.ps = ps;
         this.qpType = qpType;
+        this.addresses = addresses;
         this.handler = handler;
+        addresses.net().retain();
     }
 
     synchronized CmaState state() {
@@ -204,8 +208,9 @@ final class CmaId {
             SockAddr a = addr;
             if (addr.family() == SockAddr.AF_IB) {
                 space = ibPortSpace(addr);
-                long sid = (serviceBase(space) | (addr.sid() & 0xffff));
-                a = new SockAddr(addr.family(), addr.address(), (int) (addr.sid() & 0xffff), addr.pkey(), sid,
+                // cma_port of an AF_IB address: the service id's low 16 bits under its mask (0: any port)
+                int port = (int) (addr.sid() & addr.sidMask() & 0xffff);
+                a = new SockAddr(addr.family(), addr.address(), port, addr.pkey(), serviceBase(space) | port,
                         IB_IP_PS_MASK | addr.sidMask(), addr.scopeId());
             }
             synchronized (this) {
@@ -244,12 +249,12 @@ final class CmaId {
         synchronized (this) {
             kept = boundInterface;
         }
-        NetworkInterface n = cm.addresses.translate(addr.inet(), kept);
+        NetworkInterface n = addresses.translate(addr.inet(), kept);
         synchronized (this) {
             boundInterface = n.getIndex(); // rdma_copy_src_l2_addr; rdma_bind_addr's error path leaves it
         }
         // cma_acquire_dev_by_src_ip on an InfiniBand port: the GID of the interface's hardware address
-        return netdevDevice(cm.addresses.ipoib(n).orElseThrow(() -> Errno.of(Errno.ENODEV)));
+        return netdevDevice(addresses.ipoib(n).orElseThrow(() -> Errno.of(Errno.ENODEV)));
     }
 
     private CmaDevice netdevDevice(Ipoib.Netdev n) throws Errno {
@@ -259,7 +264,7 @@ final class CmaId {
 
     /** cma_select_ib_ps: the port space an AF_IB service id names; none is EPROTONOSUPPORT. */
     private PortSpace ibPortSpace(SockAddr addr) throws Errno {
-        long mask = addr.sidMask();
+        long mask = addr.sidMask() & IB_IP_PS_MASK; // the port's bits are not the space's
         long sid = addr.sid() & mask;
         if (ps == PortSpace.IB && sid == (IB_IP_PS_IB & mask)) {
             return PortSpace.IB;
@@ -348,7 +353,7 @@ final class CmaId {
     /** rdma_resolve_ip: the route now (ENETUNREACH at once), the neighbour until {@code timeoutMs}. */
     private void resolveIp(int attempt, SockAddr dst, int timeoutMs) throws Errno {
         SockAddr src = source();
-        AddressResolver.Route route = cm.addresses.route(src.isAny() ? null : src.inet(), dst.inet());
+        AddressResolver.Route route = addresses.route(src.isAny() ? null : src.inet(), dst.inet());
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         cm.later(0, () -> neighbour(attempt, route, dst.inet(), deadline));
     }
@@ -362,7 +367,7 @@ final class CmaId {
             return;
         }
         Optional<byte[]> hw = route.source().equals(dst) ? Optional.of(route.netdev().hardwareAddress())
-                : cm.addresses.neighbour(route, dst);
+                : addresses.neighbour(route, dst);
         if (hw.isPresent()) {
             CmaDevice d;
             try {
@@ -522,23 +527,18 @@ final class CmaId {
             }
         }
         SockAddr src = source();
-        long sid = src.family() == SockAddr.AF_IB ? src.sid() & src.sidMask() : ps.serviceId(src.port());
-        long mask = src.family() == SockAddr.AF_IB ? src.sidMask() : 0;
+        long sid = src.family() == SockAddr.AF_IB ? src.sid() : ps.serviceId(src.port());
         CmaDevice d = device();
         List<Hca> on = d != null ? List.of(cm.hca(d.hca())) : cm.hcas();
         List<CmId> made = new ArrayList<>();
         try {
             for (Hca hca : on) {
-                CmId id = cm.ibCm.createId(hca, cm.ibHandler);
-                made.add(id);
-                cm.register(id, this);
-                id.listen(sid, mask);
+                // cma_ib_listen: one IB CM listener per device and service id, shared by every
+                // RDMA CM id on that port; a REQ finds its id by address (RdmaCm.listenerFor)
+                made.add(cm.ibCm.insertListen(hca, cm.ibHandler, sid));
             }
         } catch (Errno e) {
-            made.forEach(id -> {
-                cm.forget(id);
-                id.destroy();
-            });
+            made.forEach(CmId::destroy);
             tryExchange(CmaState.LISTEN, CmaState.ADDR_BOUND);
             throw e;
         }
@@ -772,6 +772,21 @@ final class CmaId {
     static final int UDP_QKEY = 0x01234567;
     static final int IPOIB_QKEY = 0x00000b1b;
 
+    /**
+     * cma_find_listener's test: this id listens through {@code listen} (so on its device) and the
+     * REQ's private data names an address it is bound to (cma_match_private_data).
+     */
+    synchronized boolean listensFor(CmId listen, byte[] privateData) {
+        if (state != CmaState.LISTEN || !listenIds.contains(listen)) {
+            return false;
+        }
+        if (source.family() == SockAddr.AF_IB) {
+            return true;
+        }
+        CmaHeader hdr = CmaHeader.decode(privateData);
+        return hdr != null && accepts(hdr);
+    }
+
     /** cma_ib_req_handler for this listener: a REQ on one of its IB CM ids. */
     void requestReceived(CmId newIb, CmEvent.ReqReceived r) {
         CmaId conn;
@@ -789,7 +804,7 @@ final class CmaId {
             newIb.destroy();
             return;
         }
-        conn = new CmaId(cm, ps, r.qpType().code(), handler);
+        conn = new CmaId(cm, ps, r.qpType().code(), addresses, handler);
         PathRecord p = r.primaryPath();
         byte[] sgid = SockAddr.gid(p.sgidPrefix(), p.sgidInterface());
         byte[] dgid = SockAddr.gid(p.dgidPrefix(), p.dgidInterface());
@@ -839,7 +854,7 @@ final class CmaId {
             newIb.destroy();
             return;
         }
-        CmaId conn = new CmaId(cm, ps, QpType.UD.code(), handler);
+        CmaId conn = new CmaId(cm, ps, QpType.UD.code(), addresses, handler);
         io.ibemu.emulator.fabric.Port port = newIb.hca().local().port(r.port());
         byte[] sgid;
         synchronized (cm.fabric.lock()) {
@@ -1098,6 +1113,9 @@ final class CmaId {
         int port;
         List<CmId> ib = new ArrayList<>();
         synchronized (this) {
+            if (state == CmaState.DESTROYING) {
+                return;
+            }
             state = CmaState.DESTROYING;
             resolution++;
             space = boundSpace;
@@ -1121,6 +1139,7 @@ final class CmaId {
         if (port >= 0) {
             cm.ports.release(space, this, port);
         }
+        addresses.net().release();
     }
 
     private synchronized List<SockAddr> joinedAddresses() {

@@ -36,6 +36,16 @@ enum PortSpace {
         };
     }
 
+    /** rdma_ps_from_service_id: the space a service id's bits 16..31 name; null for none. */
+    static PortSpace ofServiceId(long sid) {
+        for (PortSpace ps : values()) {
+            if (ps.number == ((sid >>> 16) & 0xffff)) {
+                return ps;
+            }
+        }
+        return null;
+    }
+
     long serviceId(int port) {
         return ((long) number << 16) + (port & 0xffff);
     }

@@ -74,6 +74,15 @@ final class PortTable {
         id.dropReuseAddr();
     }
 
+    /** The ids bound to {@code port} of {@code ps} (a bind list's owners), newest first as hlist_add_head keeps them. */
+    synchronized List<CmaId> holders(PortSpace ps, int port) {
+        TreeMap<Integer, List<CmaId>> ports = bound.get(ps);
+        List<CmaId> holders = ports == null ? null : ports.get(port);
+        List<CmaId> newestFirst = holders == null ? new ArrayList<>() : new ArrayList<>(holders);
+        java.util.Collections.reverse(newestFirst);
+        return newestFirst;
+    }
+
     /** cma_release_port. */
     synchronized void release(PortSpace ps, CmaId id, int port) {
         TreeMap<Integer, List<CmaId>> ports = bound.get(ps);

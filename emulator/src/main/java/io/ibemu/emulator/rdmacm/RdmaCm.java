@@ -13,6 +13,7 @@ import io.ibemu.emulator.hca.Hca;
 import io.ibemu.kernel.Errno;
 import java.util.concurrent.ConcurrentHashMap;
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.ipoib.NetNamespace;
 import io.ibemu.emulator.sa.SaClient;
 
 import java.io.IOException;
@@ -39,7 +40,6 @@ public final class RdmaCm implements AutoCloseable {
     private final Supplier<List<Hca>> hcas;
     private final Supplier<Ipoib> ipoib;
     final PortTable ports = new PortTable();
-    final AddressResolver addresses;
     private final ScheduledExecutorService work = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma_cm");
         t.setDaemon(true);
@@ -69,7 +69,6 @@ public final class RdmaCm implements AutoCloseable {
         this.ibCm = ibCm;
         this.hcas = hcas;
         this.ipoib = ipoib;
-        this.addresses = new AddressResolver(ipoib);
     }
 
     /** Runs {@code task} on the work queue after {@code delayMs}. */
@@ -79,7 +78,7 @@ public final class RdmaCm implements AutoCloseable {
 
     private void ibEvent(CmId id, CmEvent event) {
         if (event instanceof CmEvent.ReqReceived r) {
-            CmaId listener = byIbId.get(r.listenId());
+            CmaId listener = listenerFor(r.listenId(), r.privateData());
             if (listener == null) {
                 id.destroy();
             } else {
@@ -88,7 +87,7 @@ public final class RdmaCm implements AutoCloseable {
             return;
         }
         if (event instanceof CmEvent.SidrReqReceived r) {
-            CmaId listener = byIbId.get(r.listenId());
+            CmaId listener = listenerFor(r.listenId(), r.privateData());
             if (listener == null) {
                 id.destroy();
             } else {
@@ -100,6 +99,25 @@ public final class RdmaCm implements AutoCloseable {
         if (owner != null) {
             owner.ibEvent(event);
         }
+    }
+
+    /**
+     * cma_ib_id_from_event: the port's ids (cma_ps_find by the service id's port space and port),
+     * then the first listening through {@code listen} whose address the request names; null when
+     * none does (the REQ is rejected, consumer defined, as cma_ib_req_handler's error makes ib_cm do).
+     */
+    private CmaId listenerFor(CmId listen, byte[] privateData) {
+        long sid = listen.serviceId();
+        PortSpace ps = PortSpace.ofServiceId(sid);
+        if (ps == null) {
+            return null;
+        }
+        for (CmaId id : ports.holders(ps, (int) (sid & 0xffff))) {
+            if (id.listensFor(listen, privateData)) {
+                return id;
+            }
+        }
+        return null;
     }
 
     void register(CmId ib, CmaId owner) {
@@ -156,6 +174,11 @@ public final class RdmaCm implements AutoCloseable {
             saClients.put(port, c);
         }
         return c;
+    }
+
+    /** Address lookups in {@code net} (an id's namespace, its creator's: cma's id_priv->id.route.addr.dev_addr.net). */
+    AddressResolver addressesIn(NetNamespace net) {
+        return new AddressResolver(ipoib, net);
     }
 
     Optional<Ipoib> ipoib() {

@@ -4,6 +4,7 @@ import io.ibemu.devfs.device.Caller;
 import io.ibemu.devfs.device.CharDevice;
 import io.ibemu.devfs.device.DeviceFile;
 import io.ibemu.emulator.fault.Faults;
+import io.ibemu.emulator.ipoib.NetNamespace;
 import io.ibemu.emulator.fault.Point;
 import io.ibemu.emulator.fault.ProcessFacts;
 import io.ibemu.kernel.Errno;
@@ -57,7 +58,7 @@ public final class RdmaCmDevice implements CharDevice {
 
     @Override
     public DeviceFile open(Caller caller, int openFlags) {
-        return new UcmaFile(this);
+        return new UcmaFile(this, NetNamespace.of(caller.tid()));
     }
 
     synchronized UcmaMulticast newMulticast(long uid, UcmaContext c, SockAddr addr) {

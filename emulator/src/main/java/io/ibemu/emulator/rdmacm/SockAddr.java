@@ -109,9 +109,12 @@ record SockAddr(int family, byte[] address, int port, int pkey, long sid, long s
         return address[15] == 1;
     }
 
+    /** cma_bind_port: the bound port; an AF_IB service id takes it and becomes exact (mask all ones). */
     SockAddr withPort(int p) {
-        long s = family == AF_IB ? (sid & ~0xffffL) | p : sid;
-        return new SockAddr(family, address, p, pkey, s, sidMask, scopeId);
+        if (family != AF_IB) {
+            return new SockAddr(family, address, p, pkey, sid, sidMask, scopeId);
+        }
+        return new SockAddr(family, address, p, pkey, (sid & sidMask) | p, ~0L, scopeId);
     }
 
     SockAddr withAddress(byte[] a) {

@@ -73,7 +73,7 @@ final class UcmaCommands {
         UcmaFile file = r.file();
         UcmaContext c = file.newContext();
         c.uid = r.get("uid");
-        c.cmId = new CmaId(file.device.cm, ps, qpType, (id, event) -> file.queue(c, id, event));
+        c.cmId = new CmaId(file.device.cm, ps, qpType, file.device.cm.addressesIn(file.net), (id, event) -> file.queue(c, id, event));
         byte[] resp = new byte[Ucma.CREATE_ID_RESP.size()];
         Ucma.CREATE_ID_RESP.field("id").put(resp, 0, c.id);
         try {

@@ -7,6 +7,7 @@ import io.ibemu.devfs.device.Poll;
 import io.ibemu.devfs.device.PollWaiter;
 import io.ibemu.devfs.device.ReadRequest;
 import io.ibemu.devfs.device.ReadResult;
+import io.ibemu.emulator.ipoib.NetNamespace;
 import io.ibemu.kernel.CField;
 import io.ibemu.kernel.Errno;
 
@@ -41,8 +42,12 @@ final class UcmaFile implements DeviceFile {
     private final List<PollWaiter> waiters = new ArrayList<>(); // guarded by this
     private boolean released; // guarded by this
 
-    UcmaFile(RdmaCmDevice device) {
+    /** The opener's network namespace, where this file's ids look addresses up (held until release). */
+    final NetNamespace net;
+
+    UcmaFile(RdmaCmDevice device, NetNamespace net) {
         this.device = device;
+        this.net = net;
     }
 
     @Override
@@ -333,5 +338,6 @@ final class UcmaFile implements DeviceFile {
             device.contexts.remove(c);
             destroy(c);
         }
+        net.release();
     }
 }
