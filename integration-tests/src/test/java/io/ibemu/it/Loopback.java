@@ -29,7 +29,16 @@ final class Loopback {
      * /proc/net/tcp* show state 0A), or as soon as the process {@code $pidVar} has ended.
      */
     static String awaitListening(int port, String pidVar) {
-        return String.format("until grep -q \":%04X [0-9A-F]*:0000 0A \" /proc/net/tcp /proc/net/tcp6 2>/dev/null; "
-                + "do kill -0 $%s 2>/dev/null || break; sleep 0.1; done", port, pidVar);
+        return awaitListening(String.format("%04X", port), pidVar);
+    }
+
+    /** As {@link #awaitListening(int, String)}, for the port in the shell variable {@code portVar}. */
+    static String awaitListeningOn(String portVar, String pidVar) {
+        return awaitListening("$(printf %04X $" + portVar + ")", pidVar);
+    }
+
+    private static String awaitListening(String hexPort, String pidVar) {
+        return String.format("until grep -q \":%s [0-9A-F]*:0000 0A \" /proc/net/tcp /proc/net/tcp6 2>/dev/null; "
+                + "do kill -0 $%s 2>/dev/null || break; sleep 0.1; done", hexPort, pidVar);
     }
 }

@@ -51,10 +51,14 @@ class RdmaCmTest {
      * the client's output, then the server's after a line "-- server".
      */
     private static Result pair(String server, String client) {
-        String script = server + " > /tmp/rdmacm-server.$$ 2>&1 & s=$!\n"
-                // the server listens before the client connects: wait for its id in ctl objects
-                + "for i in $(seq 300); do " + Ibemu.script() + " ctl --name " + ib.name()
-                + " objects | grep -q 'rdma_cm cm_id=[1-9]' && break; sleep 0.1; done\n"
+        // the server listens before the client connects (a REQ before it is rejected, reason 8):
+        // wait for its IB CM listener on an rdma_cm service id (TCP, UDP or IB port space), after
+        // the one of a server before it is gone (a file's release follows its last close)
+        String listening = Ibemu.script() + " ctl --name " + ib.name()
+                + " cm | grep -qE 'LISTEN service 0x0000000001(06|11|3f)'";
+        String script = "for i in $(seq 300); do " + listening + " || break; sleep 0.1; done\n"
+                + server + " > /tmp/rdmacm-server.$$ 2>&1 & s=$!\n"
+                + "for i in $(seq 300); do " + listening + " && break; sleep 0.1; done\n"
                 + client + "; rc=$?\n"
                 + "wait $s; src=$?\necho '-- server'; cat /tmp/rdmacm-server.$$; rm -f /tmp/rdmacm-server.$$\n"
                 + "[ $rc = 0 ] && [ $src = 0 ]\n";
