@@ -68,20 +68,30 @@ class RdmaCmToolsTest {
                 "out=$(mktemp -d)",
                 "(" + server + ") > $out/server 2>&1 &",
                 "srv=$!",
-                "c=1",
-                "for try in $(seq 50); do",
-                "  timeout 120 sh -c \"" + client.replace("\"", "\\\"") + "\" > $out/client 2>&1 && { c=0; break; }",
-                "  kill -0 $srv 2>/dev/null || break",
-                "  sleep 0.2",
-                "done",
-                "[ $c = 0 ] || kill $srv 2>/dev/null",
-                "wait $srv; s=$?",
+                clientWhileServerLives(client, "srv"),
                 "echo \"== client ($c, attempt $try)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
                 "rm -rf $out",
                 "[ $c = 0 ] && [ $s = 0 ]");
         Result r = ib.exec(TIMEOUT, "sh", "-c", script);
         r.assertOk();
         return r;
+    }
+
+    /**
+     * Shell lines: CLIENT (output in $out/client) until it succeeds, at most 50 attempts while the
+     * server {@code $srvVar} lives (a REQ before its listen is rejected); then the server's end.
+     * Sets c (the client's status, 0 once it succeeded), try and s (the server's status).
+     */
+    private static String clientWhileServerLives(String client, String srvVar) {
+        return String.join("\n",
+                "c=1",
+                "for try in $(seq 50); do",
+                "  timeout 120 sh -c \"" + client.replace("\"", "\\\"") + "\" > $out/client 2>&1 && { c=0; break; }",
+                "  kill -0 $" + srvVar + " 2>/dev/null || break",
+                "  sleep 0.2",
+                "done",
+                "[ $c = 0 ] || kill $" + srvVar + " 2>/dev/null",
+                "wait $" + srvVar + "; s=$?");
     }
 
     /** rping with every ping's data verified (-V), ten of them. */
@@ -114,14 +124,7 @@ class RdmaCmToolsTest {
                 "sb=$!",
                 "rping -s -a $C -p $P -C 1 -V > $out/c 2>&1 &",
                 "sc=$!",
-                "c=1",
-                "for try in $(seq 50); do",
-                "  timeout 120 rping -c -a $C -p $P -C 1 -V -v > $out/client 2>&1 && { c=0; break; }",
-                "  kill -0 $sc 2>/dev/null || break",
-                "  sleep 0.2",
-                "done",
-                "[ $c = 0 ] || kill $sc 2>/dev/null",
-                "wait $sc; s=$?",
+                clientWhileServerLives("rping -c -a $C -p $P -C 1 -V -v", "sc"),
                 "kill -0 $sb 2>/dev/null; b=$?",
                 "kill $sb 2>/dev/null; wait $sb",
                 "ip addr del $C/32 dev ib1",
@@ -135,11 +138,13 @@ class RdmaCmToolsTest {
     }
 
     /**
-     * The two HCAs as two hosts: ib1 moved into a network namespace of its own with B, the rping
-     * server started there, the client in the instance's namespace with ib0. The RDMA CM looks
-     * addresses up in the namespace of the program that opened rdma_cm (ucma_create_id's
-     * current->nsproxy->net_ns), so the server binds B on ib1 there, and the client reaches B
-     * through ib0's route and ARP: its REQ crosses both switches from HCA a to HCA b.
+     * The two HCAs as two hosts: ib1 moved into a network namespace of its own with B, an rping
+     * server on the any address and one port P in each namespace (each has its own port space,
+     * cma_pernet), and a client in each reaching the other's address. The RDMA CM looks addresses
+     * up in the namespace of the program that opened rdma_cm (ucma_create_id's
+     * current->nsproxy->net_ns), and finds a request's listener in the namespace of the IPoIB
+     * interface it came in on (cma_get_net_dev): each REQ crosses both switches, HCA a to HCA b
+     * and back, and reaches the server of the other namespace.
      */
     @Test
     void rpingBetweenTwoNetworkNamespacesCrossesTheFabric() {
@@ -151,28 +156,29 @@ class RdmaCmToolsTest {
                 PeerHost.enter("ib1", "$B/$L", ""),
                 "P=$(( 20000 + $$ % 20000 ))",
                 "out=$(mktemp -d)",
-                "req=/sys/class/infiniband/ibemu0/ports/1/cm_tx_msgs/req",
-                "r0=$(cat $req)",
-                "in_peer rping -s -a $B -p $P -C 3 -V > $out/server 2>&1 &",
-                "srv=$!",
-                "c=1",
-                "for try in $(seq 50); do",
-                "  timeout 120 rping -c -a $B -p $P -C 3 -V -v > $out/client 2>&1 && { c=0; break; }",
-                "  kill -0 $srv 2>/dev/null || break",
-                "  sleep 0.2",
-                "done",
-                "[ $c = 0 ] || kill $srv 2>/dev/null",
-                "wait $srv; s=$?",
-                "echo \"== client ($c)\"; cat $out/client; echo \"== server ($s)\"; cat $out/server",
-                "echo \"== neighbour: $(ip neigh show $B dev ib0 | grep -c lladdr), REQs from HCA a: $(( $(cat $req) - r0 ))\"",
+                "req() { cat /sys/class/infiniband/ibemu$1/ports/1/cm_tx_msgs/req; }",
+                "a0=$(req 0); b0=$(req 1)",
+                "rping -s -a 0.0.0.0 -p $P -C 1 -V > $out/here 2>&1 &",
+                "here=$!",
+                "in_peer rping -s -a 0.0.0.0 -p $P -C 3 -V > $out/there 2>&1 &",
+                "there=$!",
+                clientWhileServerLives("rping -c -a $B -p $P -C 3 -V -v", "there"),
+                "c1=$c; s1=$s; mv $out/client $out/client1",
+                clientWhileServerLives("nsenter --net=/proc/$peer/ns/net -- rping -c -a $A -p $P -C 1 -V -v", "here"),
+                "echo \"== client here to B ($c1)\"; cat $out/client1; echo \"== server there ($s1)\"; cat $out/there",
+                "echo \"== client there to A ($c)\"; cat $out/client; echo \"== server here ($s)\"; cat $out/here",
+                "echo \"== neighbour: $(ip neigh show $B dev ib0 | grep -c lladdr)\"",
+                "echo \"== REQs from HCA a: $(( $(req 0) - a0 )), from HCA b: $(( $(req 1) - b0 ))\"",
                 "rm -rf $out",
                 PeerHost.leave("ib1"),
                 // home again without its address (a namespace move flushes it): as it was
                 "ip addr add $BP dev ib1 && ip link set ib1 up",
-                "[ $c = 0 ] && [ $s = 0 ]");
+                "[ $c1 = 0 ] && [ $s1 = 0 ] && [ $c = 0 ] && [ $s = 0 ]");
         Result r = ib.exec(TIMEOUT, "sh", "-c", script);
         r.assertOk();
-        assertTrue(r.stdout().contains("ping data: rdma-ping-2") && r.stdout().matches("(?s).*== neighbour: 1, REQs from HCA a: [1-9].*"), r.toString());
+        assertTrue(r.stdout().matches("(?s).*== client here to B \\(0\\).*rdma-ping-2.*== server there \\(0\\)"
+                + ".*== client there to A \\(0\\).*rdma-ping-0.*== server here \\(0\\)"
+                + ".*== neighbour: 1\n== REQs from HCA a: [1-9][0-9]*, from HCA b: [1-9].*"), r.toString());
     }
 
     /** cmatose: connections over the RDMA TCP port space, data both ways. */

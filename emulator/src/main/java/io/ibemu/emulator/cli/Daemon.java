@@ -168,7 +168,7 @@ final class Daemon implements AutoCloseable {
             ucma.addSysfs(infiniband);
             Set<Node> locals = java.util.concurrent.ConcurrentHashMap.newKeySet();
             daemon.hotplug = new Hotplug(new Hotplug.Machine(fabric, layer, daemon.link, devices, infiniband, sysDir,
-                    readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm), locals,
+                    readIdentities(o.identity()), o.kernelAbi(), o.provider(), daemon.faults, daemon.cm, daemon.cma), locals,
                     () -> daemon.udev, () -> daemon.ipoib);
             initial.forEach(daemon.hotplug::plugged);
             if (o.ipoib() != null) {

@@ -14,6 +14,7 @@ import io.ibemu.emulator.hca.DataLink;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.issm.IssmDevice;
 import io.ibemu.emulator.ipoib.Ipoib;
+import io.ibemu.emulator.rdmacm.RdmaCm;
 import io.ibemu.emulator.sysfs.InfinibandSysfs;
 import io.ibemu.emulator.topology.NodeType;
 import io.ibemu.emulator.umad.UmadDevice;
@@ -56,7 +57,7 @@ final class Hotplug {
     /** What the daemon built once, which plugging uses. */
     record Machine(Fabric fabric, MadLayer layer, DataLink link, DeviceDirectory devices, InfinibandSysfs sysfs,
                    Path sysTree, Map<String, Map<String, String>> identities, KernelAbi kernelAbi, ProviderProfile provider,
-                   Faults faults, Cm cm) {
+                   Faults faults, Cm cm, RdmaCm cma) {
     }
 
     private final Machine m;
@@ -142,6 +143,7 @@ final class Hotplug {
                 m.sysfs().addNetdev(hca, name);
             }
         }
+        m.cma().addDevice(p.uverbs().hca());
         m.sysfs().announce(hca.name());
         settle();
         return List.of(hca.name() + " uverbs" + hca.index() + " umad" + hca.umadIndex(1) + " " + hca.pciSlot());
@@ -151,7 +153,9 @@ final class Hotplug {
         Plugged p = plugged.stream().filter(x -> x.hca().name().equals(name)).findFirst()
                 .orElseThrow(() -> new ControlException("no local HCA named '" + name + "'"));
         LocalHca hca = p.hca();
-        // ib_unregister_device: the clients let go of the device first (ipoib_remove_one, ib_umad_kill_port, uverbs disassociate)
+        // ib_unregister_device: the clients let go of the device first, the last registered first
+        // (cma_remove_one, ipoib_remove_one, ib_umad_kill_port, uverbs disassociate; ib_cm's at the end)
+        m.cma().removeDevice(hca);
         Ipoib interfaces = ipoib.get();
         if (interfaces != null) {
             interfaces.removeAdapter(hca);

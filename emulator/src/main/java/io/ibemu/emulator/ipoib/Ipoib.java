@@ -368,6 +368,20 @@ public final class Ipoib implements AutoCloseable {
     public record Netdev(String name, LocalHca hca, int port, int pkey, byte[] hardwareAddress) {
     }
 
+    /**
+     * ipoib_get_net_dev_by_params by its L2 parameters: the namespace of the interface of
+     * {@code hca}'s {@code port} with {@code pkey} (membership bit aside, as ib_find_cached_pkey
+     * compares), where the RDMA CM looks for the listener of a request that came in there.
+     */
+    public synchronized Optional<String> namespaceOf(LocalHca hca, int port, int pkey) {
+        for (IpoibInterface i : interfaces) {
+            if (i.hca().local() == hca && i.port().number() == port && (i.pkey() & 0x7fff) == (pkey & 0x7fff)) {
+                return Optional.of(i.namespace());
+            }
+        }
+        return Optional.empty();
+    }
+
     /** Every interface, P_Key children included, as the RDMA CM translates IP addresses over them. */
     public synchronized List<Netdev> netdevs() {
         List<Netdev> out = new ArrayList<>();

@@ -314,6 +314,11 @@ final class IpoibInterface implements AutoCloseable {
         return table.length > pkeyIndex && (table[pkeyIndex] & 0x7FFF) == (pkey & 0x7FFF);
     }
 
+    /** The network namespace the interface is in now (a move to another takes it there). */
+    String namespace() {
+        return tap.namespace();
+    }
+
     int pkey() {
         return pkey;
     }

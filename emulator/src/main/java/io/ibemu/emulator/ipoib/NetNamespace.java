@@ -32,7 +32,7 @@ public final class NetNamespace {
     }
 
     /** The daemon's own namespace: calls run on the caller's thread. */
-    public static final NetNamespace OWN = new NetNamespace("own", null);
+    public static final NetNamespace OWN = new NetNamespace(ownName(), null);
 
     private static final Map<String, NetNamespace> JOINED = new HashMap<>();
 
@@ -47,39 +47,58 @@ public final class NetNamespace {
 
     /**
      * The network namespace of thread {@code tid}, with one more user; the daemon's own when it
-     * is the same, when the thread is gone, or when the daemon may not join it (said once, in the log).
+     * is the same, when the thread is gone, or when the daemon may not join it (said in the log).
      */
     public static NetNamespace of(int tid) {
-        String own;
-        String theirs;
-        try {
-            own = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
-            theirs = Files.readSymbolicLink(Path.of("/proc/" + tid + "/ns/net")).toString();
-        } catch (IOException e) {
-            return OWN;
-        }
-        if (theirs.equals(own)) {
-            return OWN;
-        }
-        synchronized (JOINED) {
-            NetNamespace ns = JOINED.get(theirs);
-            if (ns == null) {
-                ns = join(tid, theirs);
-                if (ns == OWN) {
-                    return OWN;
-                }
-                JOINED.put(theirs, ns);
-            }
-            ns.users++;
-            return ns;
-        }
-    }
-
-    private static NetNamespace join(int tid, String name) {
         int fd = Libc.CALLS.open("/proc/" + tid + "/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
         if (fd < 0) {
             return OWN;
         }
+        try {
+            String theirs = nameOf(fd);
+            if (theirs == null || theirs.equals(OWN.name)) {
+                return OWN;
+            }
+            synchronized (JOINED) {
+                NetNamespace ns = JOINED.get(theirs);
+                if (ns == null) {
+                    ns = join(fd, theirs);
+                    if (ns == OWN) {
+                        return OWN;
+                    }
+                    JOINED.put(theirs, ns);
+                }
+                ns.users++;
+                return ns;
+            }
+        } finally {
+            Libc.CALLS.close(fd);
+        }
+    }
+
+    /** The name nsfs gives the namespace {@code fd} refers to ("net:[inode]"); null if none. */
+    static String nameOf(int fd) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String ownName() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString();
+        } catch (IOException e) {
+            return "net:[own]";
+        }
+    }
+
+    /** nsfs's name of the namespace ("net:[inode]"), the same for every opener of it. */
+    public String name() {
+        return name;
+    }
+
+    private static NetNamespace join(int fd, String name) {
         ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "netns " + name);
             t.setDaemon(true);
@@ -90,8 +109,8 @@ public final class NetNamespace {
             Future<Integer> joined = thread.submit(() -> Libc.CALLS.setns(fd, Libc.CLONE_NEWNET) < 0 ? Libc.errno() : 0);
             int errno = joined.get();
             if (errno != 0) {
-                System.err.println("ibemu: cannot join the network namespace " + name + " of thread " + tid
-                        + " (setns errno " + errno + "); its RDMA CM addresses resolve in the daemon's");
+                System.err.println("ibemu: cannot join the network namespace " + name + " (setns errno " + errno
+                        + "); the RDMA CM ids made there look addresses up in the daemon's");
                 thread.shutdown();
                 return OWN;
             }
@@ -102,8 +121,6 @@ public final class NetNamespace {
         } catch (ExecutionException e) {
             thread.shutdown();
             return OWN;
-        } finally {
-            Libc.CALLS.close(fd);
         }
         return new NetNamespace(name, thread);
     }

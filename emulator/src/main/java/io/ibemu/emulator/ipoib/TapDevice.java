@@ -8,9 +8,10 @@ import java.io.IOException;
  * stand-in for the IPoIB netdev, which a process cannot create (see docs/compatibility.md).
  */
 final class TapDevice implements AutoCloseable {
-    /** TUNSETIFF = _IOW('T', 202, int); TUNSETCARRIER = _IOW('T', 226, int). */
+    /** TUNSETIFF = _IOW('T', 202, int); TUNSETCARRIER = _IOW('T', 226, int); TUNGETDEVNETNS = _IO('T', 227). */
     private static final long TUNSETIFF = 0x400454caL;
     private static final long TUNSETCARRIER = 0x400454e2L;
+    private static final long TUNGETDEVNETNS = 0x54e3L;
     private static final short IFF_TAP = 0x0002;
     private static final short IFF_NO_PI = 0x1000;
     private static final int IFNAMSIZ = 16;
@@ -57,6 +58,23 @@ final class TapDevice implements AutoCloseable {
         byte[] v = {(byte) (on ? 1 : 0), 0, 0, 0};
         if (Libc.CALLS.ioctl(fd, TUNSETCARRIER, v) < 0) {
             throw new IOException("TUNSETCARRIER " + name + ": errno " + Libc.errno());
+        }
+    }
+
+    /**
+     * The name of the network namespace the interface is in now (TUNGETDEVNETNS, Linux 5.2): a
+     * namespace move takes it away from the daemon's; the daemon's when the kernel cannot say.
+     */
+    String namespace() {
+        int ns = Libc.CALLS.ioctl(fd, TUNGETDEVNETNS, 0);
+        if (ns < 0) {
+            return NetNamespace.OWN.name();
+        }
+        try {
+            String name = NetNamespace.nameOf(ns);
+            return name != null ? name : NetNamespace.OWN.name();
+        } finally {
+            Libc.CALLS.close(ns);
         }
     }
 

@@ -9,6 +9,7 @@ import io.ibemu.emulator.cm.QpAttributeChange;
 import io.ibemu.emulator.cm.SidrReplyParam;
 import io.ibemu.emulator.cm.SidrRequestParam;
 import io.ibemu.emulator.cm.SidrStatus;
+import io.ibemu.emulator.device.LocalHca;
 import io.ibemu.emulator.hca.Hca;
 import io.ibemu.emulator.hca.QpAttributeMask;
 import io.ibemu.emulator.hca.QpAttributes;
@@ -92,6 +93,12 @@ final class CmaId {
         this.addresses = addresses;
         this.handler = handler;
         addresses.net().retain();
+        cm.ids.add(this);
+    }
+
+    /** The id's network namespace, by nsfs's name: its ports are that namespace's (cma_pernet). */
+    String net() {
+        return addresses.net().name();
     }
 
     synchronized CmaState state() {
@@ -1140,6 +1147,63 @@ final class CmaId {
             cm.ports.release(space, this, port);
         }
         addresses.net().release();
+        cm.ids.remove(this);
+    }
+
+    // ---- the device coming and going (cma_add_one, cma_remove_one) ----
+
+    /** cma_add_one's cma_listen_on_dev: a listen on every device listens on {@code hca} too. */
+    void listenOn(Hca hca) {
+        long sid;
+        synchronized (this) {
+            if (state != CmaState.LISTEN || device != null) {
+                return;
+            }
+            sid = source.family() == SockAddr.AF_IB ? source.sid() : ps.serviceId(source.port());
+        }
+        CmId id;
+        try {
+            id = cm.ibCm.insertListen(hca, cm.ibHandler, sid);
+        } catch (Errno e) {
+            return; // another handler holds the service there: the kernel skips that device too
+        }
+        synchronized (this) {
+            if (state == CmaState.LISTEN) {
+                listenIds.add(id);
+                return;
+            }
+        }
+        id.destroy();
+    }
+
+    /**
+     * cma_remove_one for this id: a listen on every device stops listening on {@code hca}
+     * silently (its internal child is destroyed, cma_listen_handler); an id on {@code hca} gets
+     * DEVICE_REMOVAL once (cma_send_device_removal_put), and its owner destroys it.
+     */
+    void deviceRemoved(LocalHca hca) {
+        List<CmId> dropped = new ArrayList<>();
+        synchronized (this) {
+            if (state == CmaState.DESTROYING || state == CmaState.DEVICE_REMOVAL) {
+                return;
+            }
+            if (device == null || device.hca() != hca) {
+                for (CmId id : listenIds) {
+                    if (id.hca().local() == hca) {
+                        dropped.add(id);
+                    }
+                }
+                listenIds.removeAll(dropped);
+            } else {
+                state = CmaState.DEVICE_REMOVAL;
+                dropped = null;
+            }
+        }
+        if (dropped == null) {
+            report(CmaEvent.of(CmaEvent.Type.DEVICE_REMOVAL, 0));
+        } else {
+            dropped.forEach(CmId::destroy);
+        }
     }
 
     private synchronized List<SockAddr> joinedAddresses() {

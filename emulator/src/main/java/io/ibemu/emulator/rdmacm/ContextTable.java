@@ -19,7 +19,17 @@ final class ContextTable {
         return c;
     }
 
+    /** ucma_get_ctx: as find, and ENXIO once the context was closed by a device removal. */
     synchronized UcmaContext get(UcmaFile file, int id) throws Errno {
+        UcmaContext c = find(file, id);
+        if (c.closed) {
+            throw Errno.of(Errno.ENXIO);
+        }
+        return c;
+    }
+
+    /** _ucma_find_context. */
+    private UcmaContext find(UcmaFile file, int id) throws Errno {
         UcmaContext c = byId.get(id);
         if (c == null) {
             throw Errno.of(Errno.ENOENT);
@@ -30,11 +40,15 @@ final class ContextTable {
         return c;
     }
 
-    /** Takes {@code id} out of the table (DESTROY_ID's first step): the context, as get() would find it. */
+    /** Takes {@code id} out of the table (DESTROY_ID's first step, closed contexts too): the context. */
     synchronized UcmaContext remove(UcmaFile file, int id) throws Errno {
-        UcmaContext c = get(file, id);
+        UcmaContext c = find(file, id);
         byId.remove(id);
         return c;
+    }
+
+    synchronized boolean holds(UcmaContext c) {
+        return byId.get(c.id) == c;
     }
 
     synchronized void remove(UcmaContext c) {

@@ -40,6 +40,8 @@ public final class RdmaCm implements AutoCloseable {
     private final Supplier<List<Hca>> hcas;
     private final Supplier<Ipoib> ipoib;
     final PortTable ports = new PortTable();
+    /** Every live RDMA CM id (cma_dev->id_list and listen_any_list, in one set). */
+    final java.util.Set<CmaId> ids = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService work = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "rdma_cm");
         t.setDaemon(true);
@@ -78,7 +80,7 @@ public final class RdmaCm implements AutoCloseable {
 
     private void ibEvent(CmId id, CmEvent event) {
         if (event instanceof CmEvent.ReqReceived r) {
-            CmaId listener = listenerFor(r.listenId(), r.privateData());
+            CmaId listener = listenerFor(r.listenId(), r.port(), r.bthPkey(), r.privateData());
             if (listener == null) {
                 id.destroy();
             } else {
@@ -87,7 +89,7 @@ public final class RdmaCm implements AutoCloseable {
             return;
         }
         if (event instanceof CmEvent.SidrReqReceived r) {
-            CmaId listener = listenerFor(r.listenId(), r.privateData());
+            CmaId listener = listenerFor(r.listenId(), r.port(), r.pkey(), r.privateData()); // sidr_param->pkey
             if (listener == null) {
                 id.destroy();
             } else {
@@ -102,17 +104,31 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
-     * cma_ib_id_from_event: the port's ids (cma_ps_find by the service id's port space and port),
-     * then the first listening through {@code listen} whose address the request names; null when
-     * none does (the REQ is rejected, consumer defined, as cma_ib_req_handler's error makes ib_cm do).
+     * cma_ib_id_from_event: the namespace to look in — for a request with a cma_hdr, that of the
+     * IPoIB interface it came in on (cma_get_net_dev by port and P_Key; none: no id), for AF_IB
+     * the daemon's own (init_net) — then the port's ids there (cma_ps_find by the service id's
+     * space and port), and the first listening through {@code listen} whose address the request
+     * names. Null when none does: the REQ is rejected, consumer defined, as cma_ib_req_handler's
+     * error makes ib_cm do.
      */
-    private CmaId listenerFor(CmId listen, byte[] privateData) {
+    private CmaId listenerFor(CmId listen, int port, int pkey, byte[] privateData) {
         long sid = listen.serviceId();
         PortSpace ps = PortSpace.ofServiceId(sid);
         if (ps == null) {
             return null;
         }
-        for (CmaId id : ports.holders(ps, (int) (sid & 0xffff))) {
+        String net;
+        if (CmaHeader.decode(privateData) == null) {
+            net = NetNamespace.OWN.name();
+        } else {
+            Ipoib i = ipoib.get();
+            Optional<String> on = i == null ? Optional.empty() : i.namespaceOf(listen.hca().local(), port, pkey);
+            if (on.isEmpty()) {
+                return null;
+            }
+            net = on.get();
+        }
+        for (CmaId id : ports.holders(net, ps, (int) (sid & 0xffff))) {
             if (id.listensFor(listen, privateData)) {
                 return id;
             }
@@ -174,6 +190,24 @@ public final class RdmaCm implements AutoCloseable {
             saClients.put(port, c);
         }
         return c;
+    }
+
+    /** cma_add_one: every listen on all devices listens on the new one too. */
+    public void addDevice(Hca hca) {
+        for (CmaId id : ids) {
+            id.listenOn(hca);
+        }
+    }
+
+    /**
+     * cma_remove_one, before the IB CM lets go of the device: the ids on it hear DEVICE_REMOVAL
+     * (a connected one is destroyed by its owner, and the peer gets the DREQ), listens on every
+     * device stop listening on it.
+     */
+    public void removeDevice(LocalHca hca) {
+        for (CmaId id : ids) {
+            id.deviceRemoved(hca);
+        }
     }
 
     /** Address lookups in {@code net} (an id's namespace, its creator's: cma's id_priv->id.route.addr.dev_addr.net). */

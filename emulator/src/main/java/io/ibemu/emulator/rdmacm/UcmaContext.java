@@ -19,6 +19,11 @@ final class UcmaContext {
      * still gives its ESTABLISHED once it is.
      */
     java.util.List<CmaEvent> held;
+    /**
+     * ucma_close_id ran (after DEVICE_REMOVAL): the id is destroyed and the table's reference
+     * dropped, so every command but DESTROY_ID finds it gone (ENXIO).
+     */
+    volatile boolean closed;
 
     UcmaContext(int id, UcmaFile file) {
         this.id = id;

@@ -101,6 +101,21 @@ final class UcmaFile implements DeviceFile {
      * (a new connection not yet accepted) are dropped.
      */
     boolean queue(UcmaContext context, CmaId cmId, CmaEvent event) {
+        boolean queued = enqueue(context, cmId, event);
+        if (event.type() == CmaEvent.Type.DEVICE_REMOVAL && device.contexts.holds(context)) {
+            // ucma_event_handler: once the event is queued, the id is closed (ucma_close_id's work)
+            context.closed = true;
+            device.cm.later(0, () -> {
+                cmId.destroy();
+                if (context.cmId == cmId) {
+                    context.cmId = null;
+                }
+            });
+        }
+        return queued;
+    }
+
+    private boolean enqueue(UcmaContext context, CmaId cmId, CmaEvent event) {
         List<PollWaiter> wake;
         synchronized (this) {
             if (released) {
