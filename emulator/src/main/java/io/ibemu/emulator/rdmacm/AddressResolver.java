@@ -25,7 +25,9 @@ import java.util.function.Supplier;
  * as the kernel's loopback route does), and the neighbour's 20-byte hardware address from the
  * kernel's neighbour table (fetch_ha: not there yet, a packet to the destination makes the
  * kernel ask with ARP or ND, and the caller retries, as ENODATA does). Each lookup runs inside
- * the namespace ({@link NetNamespace}): its interfaces, its sockets, its {@code ip neigh}.
+ * the namespace ({@link NetNamespace}): its IPv4 interfaces (Java lists them by ioctls on a
+ * socket of the thread's namespace; its IPv6 list reads /proc/self/net, the process's, so IPv6 is
+ * not served: docs/compatibility.md), its sockets, its {@code ip neigh}.
  */
 final class AddressResolver {
     /** The discard port: the datagram that makes the kernel resolve the neighbour goes nowhere. */
