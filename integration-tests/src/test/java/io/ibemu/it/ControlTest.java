@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -41,9 +39,7 @@ class ControlTest {
     }
 
     static Result ctl(String... words) {
-        List<String> args = new ArrayList<>(List.of("ctl", "--name", ib.name()));
-        args.addAll(Arrays.asList(words));
-        return Ibemu.ibemu(args.toArray(String[]::new));
+        return ib.ctl(words);
     }
 
     static String sysPort(String attr) {

@@ -280,12 +280,7 @@ class FaultInjectionTest {
     }
 
     private static Result ctl(String... words) {
-        String[] args = new String[words.length + 3];
-        args[0] = "ctl";
-        args[1] = "--name";
-        args[2] = ib.name();
-        System.arraycopy(words, 0, args, 3, words.length);
-        return Ibemu.launcher(args).run();
+        return ib.ctl(words);
     }
 
     /** The line of rule {@code id} in `fault list`'s output. */

@@ -217,6 +217,16 @@ public final class Ibemu implements AutoCloseable {
         return name;
     }
 
+    /** Runs {@code scripts/ibemu ctl --name NAME WORDS} against this instance. */
+    public Result ctl(String... words) {
+        String[] args = new String[words.length + 3];
+        args[0] = "ctl";
+        args[1] = "--name";
+        args[2] = name;
+        System.arraycopy(words, 0, args, 3, words.length);
+        return ibemu(args);
+    }
+
     /** The instance's state directory (pid, log, ready, args). */
     public Path stateDir() {
         return stateRoot().resolve(name);

@@ -188,13 +188,8 @@ class RdmaCmTest {
         Result r = ib.exec("/usr/bin/python3", "-c", program).assertOk();
         assertTrue(r.stdout().contains("created 3"), r.toString());
     }
-    private static Result ctl(String... args) {
-        String[] all = new String[args.length + 3];
-        all[0] = "ctl";
-        all[1] = "--name";
-        all[2] = ib.name();
-        System.arraycopy(args, 0, all, 3, args.length);
-        return Ibemu.ibemu(all).assertOk();
+    private static Result ctl(String... words) {
+        return ib.ctl(words).assertOk();
     }
 
     /** The line of rule {@code id} in ctl fault list. */
