@@ -781,23 +781,21 @@ final class CmaId {
 
     /**
      * cma_find_listener's test: this id listens through {@code listen} (so on its device) and the
-     * REQ's private data names an address it is bound to (cma_match_private_data).
+     * REQ's cma_hdr (null: none) names an address it is bound to (cma_match_private_data).
      */
-    synchronized boolean listensFor(CmId listen, byte[] privateData) {
+    synchronized boolean listensFor(CmId listen, CmaHeader hdr) {
         if (state != CmaState.LISTEN || !listenIds.contains(listen)) {
             return false;
         }
-        if (source.family() == SockAddr.AF_IB) {
-            return true;
-        }
-        CmaHeader hdr = CmaHeader.decode(privateData);
-        return hdr != null && accepts(hdr);
+        return source.family() == SockAddr.AF_IB || hdr != null && accepts(hdr);
     }
 
-    /** cma_ib_req_handler for this listener: a REQ on one of its IB CM ids. */
-    void requestReceived(CmId newIb, CmEvent.ReqReceived r) {
+    /**
+     * cma_ib_req_handler for this listener (listensFor chose it): a REQ on one of its IB CM ids,
+     * with its private data and cma_hdr as decoded once.
+     */
+    void requestReceived(CmId newIb, CmEvent.ReqReceived r, byte[] data, CmaHeader header) {
         CmaId conn;
-        byte[] data = r.privateData();
         int offset;
         synchronized (this) {
             if (state != CmaState.LISTEN) {
@@ -806,11 +804,7 @@ final class CmaId {
             }
             offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
         }
-        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
-        if (offset > 0 && (hdr == null || !accepts(hdr))) {
-            newIb.destroy();
-            return;
-        }
+        CmaHeader hdr = offset == 0 ? null : header;
         conn = new CmaId(cm, ps, r.qpType().code(), addresses, handler);
         PathRecord p = r.primaryPath();
         byte[] sgid = SockAddr.gid(p.sgidPrefix(), p.sgidInterface());
@@ -844,8 +838,7 @@ final class CmaId {
     }
 
     /** cma_ib_req_handler for a SIDR_REQ (cma_ib_new_udp_id): the new UD id, CONNECT_REQUEST with ud parameters. */
-    void sidrRequestReceived(CmId newIb, CmEvent.SidrReqReceived r) {
-        byte[] data = r.privateData();
+    void sidrRequestReceived(CmId newIb, CmEvent.SidrReqReceived r, byte[] data, CmaHeader header) {
         int offset;
         SockAddr mine;
         synchronized (this) {
@@ -856,11 +849,7 @@ final class CmaId {
             offset = source.family() == SockAddr.AF_IB ? 0 : CmaHeader.SIZE;
             mine = source;
         }
-        CmaHeader hdr = offset == 0 ? null : CmaHeader.decode(data);
-        if (offset > 0 && (hdr == null || !accepts(hdr))) {
-            newIb.destroy();
-            return;
-        }
+        CmaHeader hdr = offset == 0 ? null : header;
         CmaId conn = new CmaId(cm, ps, QpType.UD.code(), addresses, handler);
         io.ibemu.emulator.fabric.Port port = newIb.hca().local().port(r.port());
         byte[] sgid;
@@ -1165,7 +1154,9 @@ final class CmaId {
         try {
             id = cm.ibCm.insertListen(hca, cm.ibHandler, sid);
         } catch (Errno e) {
-            return; // another handler holds the service there: the kernel skips that device too
+            // another handler holds that service id there (IPoIB's CM ids, 0x1000000|QPN, never
+            // meet an RDMA CM port's): cma_add_one would fail the device; this listen misses it
+            return;
         }
         synchronized (this) {
             if (state == CmaState.LISTEN) {

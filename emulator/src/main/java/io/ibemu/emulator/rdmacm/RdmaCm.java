@@ -80,20 +80,24 @@ public final class RdmaCm implements AutoCloseable {
 
     private void ibEvent(CmId id, CmEvent event) {
         if (event instanceof CmEvent.ReqReceived r) {
-            CmaId listener = listenerFor(r.listenId(), r.port(), r.bthPkey(), r.privateData());
+            byte[] data = r.privateData();
+            CmaHeader hdr = CmaHeader.decode(data);
+            CmaId listener = listenerFor(r.listenId(), r.port(), r.bthPkey(), hdr);
             if (listener == null) {
                 id.destroy();
             } else {
-                listener.requestReceived(id, r);
+                listener.requestReceived(id, r, data, hdr);
             }
             return;
         }
         if (event instanceof CmEvent.SidrReqReceived r) {
-            CmaId listener = listenerFor(r.listenId(), r.port(), r.pkey(), r.privateData()); // sidr_param->pkey
+            byte[] data = r.privateData();
+            CmaHeader hdr = CmaHeader.decode(data);
+            CmaId listener = listenerFor(r.listenId(), r.port(), r.pkey(), hdr); // sidr_param->pkey
             if (listener == null) {
                 id.destroy();
             } else {
-                listener.sidrRequestReceived(id, r);
+                listener.sidrRequestReceived(id, r, data, hdr);
             }
             return;
         }
@@ -111,14 +115,14 @@ public final class RdmaCm implements AutoCloseable {
      * names. Null when none does: the REQ is rejected, consumer defined, as cma_ib_req_handler's
      * error makes ib_cm do.
      */
-    private CmaId listenerFor(CmId listen, int port, int pkey, byte[] privateData) {
+    private CmaId listenerFor(CmId listen, int port, int pkey, CmaHeader hdr) {
         long sid = listen.serviceId();
         PortSpace ps = PortSpace.ofServiceId(sid);
         if (ps == null) {
             return null;
         }
         String net;
-        if (CmaHeader.decode(privateData) == null) {
+        if (hdr == null) {
             net = NetNamespace.OWN.name();
         } else {
             Ipoib i = ipoib.get();
@@ -129,7 +133,7 @@ public final class RdmaCm implements AutoCloseable {
             net = on.get();
         }
         for (CmaId id : ports.holders(net, ps, (int) (sid & 0xffff))) {
-            if (id.listensFor(listen, privateData)) {
+            if (id.listensFor(listen, hdr)) {
                 return id;
             }
         }
